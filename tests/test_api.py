@@ -1,0 +1,161 @@
+"""The Python API of the reference: compile, parse, Parser, and the error classes."""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+
+import pytest
+
+import response_schema as rs
+from response_schema.errors import INPUT_CATEGORIES, SCHEMA_CATEGORIES
+
+SMOL = {
+    "x-regex": r"(?:<think>\n?(?P<thinking>.+?)\n?</think>)?\s*(?P<content>.+?)?\s*(?:<\|im_end\|>|$)",
+    "type": "object",
+    "properties": {
+        "role": {"const": "assistant"},
+        "content": {"type": "string"},
+        "thinking": {"type": "string"},
+    },
+}
+
+
+def test_seed_smollm3_schema() -> None:
+    assert rs.parse(SMOL, "<think>\nplan\n</think>\nHello<|im_end|>") == {
+        "role": "assistant",
+        "thinking": "plan",
+        "content": "Hello",
+    }
+
+
+def test_parser_is_reusable() -> None:
+    parser = rs.compile(SMOL)
+    assert parser.parse("a<|im_end|>")["content"] == "a"
+    assert parser.parse("b<|im_end|>")["content"] == "b"
+
+
+def test_parser_is_thread_safe() -> None:
+    parser = rs.compile(SMOL)
+    results: list[object] = []
+
+    def work(index: int) -> None:
+        for _ in range(200):
+            results.append(parser.parse(f"<think>t{index}</think>c{index}") == {
+                "role": "assistant", "thinking": f"t{index}", "content": f"c{index}"})
+
+    threads = [threading.Thread(target=work, args=(index,)) for index in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [True] * 800
+
+
+def test_parse_caches_compiled_schemas() -> None:
+    schema = {"type": "string", "x-regex": "(b+)"}
+    assert rs.parse(schema, "abbc") == "bb"
+    key = repr(schema)
+    assert key in rs._cache
+    schema["x-regex"] = "(c+)"  # a changed schema is a new cache key
+    assert rs.parse(schema, "abbc") == "c"
+
+
+def test_caller_schema_is_not_mutated_and_results_do_not_alias_it() -> None:
+    schema = {"type": "object", "properties": {"tags": {"const": ["a"]}, "meta": {"default": {"k": 1}}},
+              "x-parser": "json"}
+    before = copy.deepcopy(schema)
+    first = rs.parse(schema, "{}")
+    first["tags"].append("changed")
+    first["meta"]["k"] = 2
+    assert rs.parse(schema, "{}") == {"tags": ["a"], "meta": {"k": 1}}
+    assert schema == before
+
+
+def test_error_classes_carry_phase_category_and_path() -> None:  # [ERR-1]
+    with pytest.raises(rs.SchemaError) as schema_error:
+        rs.compile({"type": "object", "properties": {"a": {"type": "string", "x-regex": "("}}})
+    assert schema_error.value.phase == "schema"
+    assert schema_error.value.category == "invalid-regex"
+    assert schema_error.value.path == "/properties/a/x-regex"
+    assert isinstance(schema_error.value, rs.ResponseSchemaError)
+
+    with pytest.raises(rs.ParseError) as parse_error:
+        rs.parse({"type": "object", "properties": {"n": {"type": "integer"}}, "x-parser": "json"}, '{"n": "x"}')
+    assert parse_error.value.phase == "input"
+    assert parse_error.value.category == "invalid-value"
+    assert parse_error.value.path == "/properties/n"
+
+
+def test_every_schema_problem_is_listed() -> None:  # [SCHEMA-1]
+    with pytest.raises(rs.SchemaError) as error:
+        rs.compile({"type": "object", "x-foo": 1, "properties": {"a": {"type": "null"}, "b": True}})
+    found = [(problem.category, problem.path) for problem in error.value.problems]
+    assert found == [
+        ("unknown-keyword", "/x-foo"),
+        ("invalid-keyword", "/properties/a/type"),
+        ("invalid-keyword", "/properties/b"),
+    ]
+
+
+def test_schema_error_at_compile_even_when_no_input_reaches_the_node() -> None:  # [ERR-3]
+    schema = {"type": "object", "x-regex": "^(?P<a>x)", "properties": {
+        "a": {"type": "string"}, "never": {"type": "array", "x-regex-iterator": "no groups"}}}
+    with pytest.raises(rs.SchemaError):
+        rs.compile(schema)
+
+
+def test_key_order_follows_schema_then_content() -> None:  # [OBJ-8]
+    schema = {"type": "object", "x-parser": "json", "properties": {"b": {}, "a": {}}}
+    assert list(rs.parse(schema, '{"z": 1, "a": 2, "b": 3, "c": 4}')) == ["b", "a", "z", "c"]
+
+
+def test_non_string_input_is_a_parse_error() -> None:  # [GEN-1]
+    with pytest.raises(rs.ParseError) as error:
+        rs.compile({}).parse(b"bytes")  # type: ignore[arg-type]
+    assert error.value.category == "type-mismatch"
+
+
+def test_deep_schema_is_a_schema_error_not_a_recursion_error() -> None:  # [LIMIT-1]
+    schema: dict[str, object] = {"type": "string"}
+    for _ in range(10_000):
+        schema = {"type": "array", "items": schema}
+    with pytest.raises(rs.SchemaError) as error:
+        rs.compile(schema)
+    assert error.value.category == "schema-too-deep"
+    assert error.value.path.count("/items") == 64
+
+
+def test_schema_depth_64_is_accepted() -> None:  # [LIMIT-1]
+    schema: dict[str, object] = {"type": "string"}
+    for _ in range(63):
+        schema = {"type": "array", "items": schema}
+    rs.compile(schema)
+
+
+@pytest.mark.parametrize("depth", [256, 257, 5_000, 200_000])
+def test_deep_json(depth: int) -> None:  # [LIMIT-2]
+    parser = rs.compile({"x-parser": "json"})
+    text = "[" * depth + "]" * depth
+    if depth <= 256:
+        assert json.dumps(parser.parse(text)).count("[") == depth
+    else:
+        with pytest.raises(rs.ParseError) as error:
+            parser.parse(text)
+        assert error.value.category == "json-too-deep"
+
+
+def test_deep_const_value_is_checked_without_recursion() -> None:  # [SCHEMA-13]
+    value: object = 1
+    for _ in range(100_000):
+        value = [value]
+    rs.compile({"const": value})
+    with pytest.raises(rs.SchemaError):
+        rs.compile({"const": [value, float("nan")]})
+
+
+def test_categories_are_disjoint() -> None:  # [ERR-2]
+    assert not SCHEMA_CATEGORIES & INPUT_CATEGORIES
+    assert len(SCHEMA_CATEGORIES) == 6
+    assert len(INPUT_CATEGORIES) == 8
