@@ -42,8 +42,10 @@ def test_parser_is_thread_safe() -> None:
 
     def work(index: int) -> None:
         for _ in range(200):
-            results.append(parser.parse(f"<think>t{index}</think>c{index}") == {
-                "role": "assistant", "thinking": f"t{index}", "content": f"c{index}"})
+            results.append(
+                parser.parse(f"<think>t{index}</think>c{index}")
+                == {"role": "assistant", "thinking": f"t{index}", "content": f"c{index}"}
+            )
 
     threads = [threading.Thread(target=work, args=(index,)) for index in range(4)]
     for thread in threads:
@@ -63,8 +65,11 @@ def test_parse_caches_compiled_schemas() -> None:
 
 
 def test_caller_schema_is_not_mutated_and_results_do_not_alias_it() -> None:
-    schema = {"type": "object", "properties": {"tags": {"const": ["a"]}, "meta": {"default": {"k": 1}}},
-              "x-parser": "json"}
+    schema = {
+        "type": "object",
+        "properties": {"tags": {"const": ["a"]}, "meta": {"default": {"k": 1}}},
+        "x-parser": "json",
+    }
     before = copy.deepcopy(schema)
     first = rs.parse(schema, "{}")
     first["tags"].append("changed")
@@ -100,8 +105,11 @@ def test_every_schema_problem_is_listed() -> None:  # [SCHEMA-1]
 
 
 def test_schema_error_at_compile_even_when_no_input_reaches_the_node() -> None:  # [ERR-3]
-    schema = {"type": "object", "x-regex": "^(?P<a>x)", "properties": {
-        "a": {"type": "string"}, "never": {"type": "array", "x-regex-iterator": "no groups"}}}
+    schema = {
+        "type": "object",
+        "x-regex": "^(?P<a>x)",
+        "properties": {"a": {"type": "string"}, "never": {"type": "array", "x-regex-iterator": "no groups"}},
+    }
     with pytest.raises(rs.SchemaError):
         rs.compile(schema)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -12,6 +13,20 @@ from .schema import compile_schema
 
 __version__ = "0.1.0"
 SPEC_VERSION = "1"
+# The optional features of conformance/features.json that this implementation supports.
+FEATURES = frozenset(
+    {
+        "x-mapping",
+        "gemma4-tool-call",
+        "regex-lookaround",
+        "regex-backreference",
+        "regex-python-only",
+        "unicode-classes",
+        "python-numeric-syntax",
+        "big-integers",
+    }
+    | ({"regex-atomic"} if sys.version_info >= (3, 11) else set())
+)
 __all__ = ["ParseError", "Parser", "ResponseSchemaError", "SchemaError", "compile", "parse"]
 
 _CACHE_SIZE = 256
@@ -19,7 +34,7 @@ _cache: OrderedDict[str, Parser] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def compile(schema: dict[str, Any]) -> Parser:  # noqa: A001 - the name other tools call
+def compile(schema: dict[str, Any]) -> Parser:
     """Validate ``schema`` and compile it once; raise SchemaError for any malformed schema."""
     return Parser(compile_schema(schema))
 

@@ -48,7 +48,8 @@ def _argument_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     parse = commands.add_parser(
-        "parse", help="parse model output with a schema and print the message as JSON",
+        "parse",
+        help="parse model output with a schema and print the message as JSON",
         description="Parse model output (a file, or standard input) and print the message as JSON.\n\n"
         "exit codes: 0 parsed, 1 the input does not fit the schema, 2 bad schema, file or usage.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -59,13 +60,18 @@ def _argument_parser() -> argparse.ArgumentParser:
     parse.set_defaults(run=_parse)
 
     check = commands.add_parser(
-        "check", help="check a schema and list each problem with its JSON Pointer",
+        "check",
+        help="check a schema and list each problem with its JSON Pointer",
         description="Check a response schema. Prints every problem as 'POINTER: CATEGORY: MESSAGE'.\n\n"
         "exit codes: 0 the schema is valid, 2 it is not (or the file cannot be read).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("schema", metavar="SCHEMA.json", help="the response schema")
     check.set_defaults(run=_check)
+
+    from .harness.cli import add_conformance_commands  # the reference itself never imports the harness
+
+    add_conformance_commands(commands)
     return parser
 
 

@@ -76,8 +76,12 @@ def _key_values(node: Node, content: str) -> dict[str, str]:
     for match in node.key_value.finditer(content):
         key, value = match.group("key"), match.group("value")
         if key is None or value is None:  # [KV-4]
-            raise ParseError("unmatched-group", node.path, f"a match of x-regex-key-value left "
-                             f"{'key' if key is None else 'value'} unmatched: {_preview(match.group(0))}")
+            raise ParseError(
+                "unmatched-group",
+                node.path,
+                f"a match of x-regex-key-value left "
+                f"{'key' if key is None else 'value'} unmatched: {_preview(match.group(0))}",
+            )
         pairs[key] = value  # [KV-3] the last duplicate wins
     return pairs
 
@@ -154,9 +158,8 @@ def _array(node: Node, content: Any) -> list[Any]:
             raise _mismatch(node, "an array node with several prefixItems needs an array", content)
         content = [content]
     if len(content) != len(node.prefix_items):  # [ARR-4]
-        raise ParseError("length-mismatch", node.path,
-                         f"{len(content)} items for {len(node.prefix_items)} prefixItems")
-    return [walk(child, item) for child, item in zip(node.prefix_items, content)]
+        raise ParseError("length-mismatch", node.path, f"{len(content)} items for {len(node.prefix_items)} prefixItems")
+    return [walk(child, item) for child, item in zip(node.prefix_items, content, strict=True)]
 
 
 def _string(node: Node, content: Any) -> str:

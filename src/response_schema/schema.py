@@ -207,11 +207,15 @@ class _Compiler:
             where = (*path, "x-regex")
             if regex.groupindex:
                 if chained:  # [SCHEMA-10]
-                    self.fail("invalid-regex", where, "an x-regex followed by another stage needs one "
-                              "unnamed group and no named groups")
+                    self.fail(
+                        "invalid-regex",
+                        where,
+                        "an x-regex followed by another stage needs one unnamed group and no named groups",
+                    )
                 elif node_type in ("string", "integer", "number", "boolean"):  # [SCHEMA-11]
-                    self.fail("invalid-regex", where, f"named groups give an object, which a {node_type} "
-                              "node cannot take")
+                    self.fail(
+                        "invalid-regex", where, f"named groups give an object, which a {node_type} node cannot take"
+                    )
             else:
                 self.one_unnamed_group(regex, where)  # [REGEX-3]
         if iterator is not None:
@@ -223,13 +227,19 @@ class _Compiler:
             if node_type != "object":  # [KV-1]
                 self.fail("invalid-keyword", (*path, "x-regex-key-value"), "x-regex-key-value needs type 'object'")
             if not {"key", "value"} <= key_value.groupindex.keys():  # [KV-2]
-                self.fail("invalid-regex", (*path, "x-regex-key-value"),
-                          "x-regex-key-value needs named groups 'key' and 'value'")
+                self.fail(
+                    "invalid-regex",
+                    (*path, "x-regex-key-value"),
+                    "x-regex-key-value needs named groups 'key' and 'value'",
+                )
 
     def one_unnamed_group(self, regex: re.Pattern[str], path: Path) -> None:
         if regex.groups != 1:
-            self.fail("invalid-regex", path, f"a regex without named groups needs exactly one capturing group, "
-                      f"not {regex.groups}")
+            self.fail(
+                "invalid-regex",
+                path,
+                f"a regex without named groups needs exactly one capturing group, not {regex.groups}",
+            )
 
     def replacements(self, schema: dict[str, Any], key: str, path: Path) -> tuple[tuple[re.Pattern[str], str], ...]:
         """x-regex-substitutions ([SUBS-1]) is a list of [pattern, replacement] pairs; x-mapping-regex
@@ -339,7 +349,9 @@ class _Compiler:
             return value
         if isinstance(value, dict):
             return self.node(value, (*path, "additionalProperties"), depth + 1) or True
-        self.fail("invalid-keyword", (*path, "additionalProperties"), "additionalProperties must be a boolean or a schema")
+        self.fail(
+            "invalid-keyword", (*path, "additionalProperties"), "additionalProperties must be a boolean or a schema"
+        )
         return True
 
     def required(self, schema: dict[str, Any], path: Path) -> tuple[str, ...]:
@@ -374,7 +386,9 @@ def _function_problem(name: str, arity: int) -> str | None:
     signature = entry["signature"]
     variadic = bool(signature) and signature[-1].get("variadic", False)
     if arity < len(signature) if variadic else arity != len(signature):
-        return f"JMESPath function {name}() takes {len(signature)}{' or more' if variadic else ''} arguments, not {arity}"
+        return (
+            f"JMESPath function {name}() takes {len(signature)}{' or more' if variadic else ''} arguments, not {arity}"
+        )
     return None
 
 
@@ -393,4 +407,3 @@ def _kind(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
-

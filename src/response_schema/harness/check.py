@@ -1,0 +1,172 @@
+"""`response-schema conformance check`: the corpus is well formed, consistent with SPEC.md, and right."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import FEATURES
+from .corpus import Corpus, Problem, Test
+from .jsonvalue import dumps, json_equal, load_strict
+from .outcome import matches, reference_outcomes
+from .spec import Spec
+
+
+@dataclass(frozen=True)
+class Registry:
+    features: frozenset[str]
+    tags: frozenset[str]
+
+
+def read_registry(corpus_root: Path) -> Registry:
+    data = load_strict((corpus_root / "features.json").read_text(encoding="utf-8"))
+    return Registry(frozenset(data["features"]), frozenset(data["tags"]))
+
+
+def read_retired(corpus_root: Path) -> set[str]:
+    path = corpus_root / "RETIRED"
+    if not path.is_file():
+        return set()
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return {line for line in lines if line}
+
+
+def check_corpus(corpus: Corpus, spec: Spec, registry: Registry, retired: set[str], full: bool) -> list[Problem]:
+    """Every problem of the corpus. ``full`` adds what only the whole bundled corpus must satisfy: every MUST
+    rule and every error category pinned, and the worked examples of SPEC.md equal to their cases."""
+    problems = list(corpus.problems)
+    problems += _identity(corpus, retired)
+    problems += _references(corpus, spec, registry)
+    problems += _expectations(corpus)
+    if full:
+        problems += _coverage(corpus, spec)
+        problems += _examples(corpus, spec)
+    return problems
+
+
+def _identity(corpus: Corpus, retired: set[str]) -> list[Problem]:
+    problems = []
+    seen: dict[str, str] = {}
+    for group in corpus.groups:
+        items = [(group.id, group.file, group.pointer)] + [(test.id, test.file, test.pointer) for test in group.tests]
+        for identifier, file, pointer in items:
+            where = f"{file}:{pointer}"
+            if identifier in seen:
+                problems.append(Problem(file, pointer, f"duplicate id {identifier!r} (first at {seen[identifier]})"))
+            seen.setdefault(identifier, where)
+            if identifier in retired:
+                problems.append(Problem(file, pointer, f"id {identifier!r} is retired and cannot be used again"))
+    return problems
+
+
+def _references(corpus: Corpus, spec: Spec, registry: Registry) -> list[Problem]:
+    problems = []
+    for test in corpus.tests:
+        for rule in test.rules:
+            if rule not in spec.rules:
+                problems.append(Problem(test.file, test.pointer, f"cites {rule}, which SPEC.md does not define"))
+        for feature in sorted(test.features - registry.features):
+            problems.append(Problem(test.file, test.pointer, f"unknown feature {feature!r} (see features.json)"))
+        for tag in sorted(test.tags - registry.tags):
+            problems.append(Problem(test.file, test.pointer, f"unknown tag {tag!r} (see features.json)"))
+        if test.expect is not None and "error" in test.expect:
+            category, phase = test.expect["error"]["category"], test.expect["error"]["phase"]
+            if spec.categories.get(category) != phase:
+                problems.append(
+                    Problem(
+                        test.file,
+                        f"{test.pointer}/expect/error",
+                        f"{phase}/{category} is not an error category of SPEC.md section 10",
+                    )
+                )
+    return problems
+
+
+def _expectations(corpus: Corpus) -> list[Problem]:
+    """Each expectation is what the reference does (for tests whose features the reference has)."""
+    problems = []
+    for group in corpus.groups:
+        tests = [test for test in group.tests if test.features <= FEATURES]
+        outcomes = reference_outcomes(group.schema, [test.input for test in tests])
+        for test, actual in zip(tests, outcomes, strict=True):
+            if test.expect is None:
+                problems.append(Problem(test.file, test.pointer, "has no expect (fill it with 'conformance record')"))
+            elif not matches(test.expect, actual):
+                problems.append(
+                    Problem(
+                        test.file,
+                        f"{test.pointer}/expect",
+                        f"the reference gives {_short(actual)}, the case expects {_short(test.expect)}",
+                    )
+                )
+    return problems
+
+
+def _coverage(corpus: Corpus, spec: Spec) -> list[Problem]:
+    problems = []
+    citing: dict[str, list[Test]] = defaultdict(list)
+    for test in corpus.tests:
+        for rule in test.rules:
+            citing[rule].append(test)
+    for rule in spec.rules.values():
+        if not rule.must or rule.untestable:
+            continue
+        if not citing[rule.id]:
+            problems.append(Problem("SPEC.md", f"line {rule.line}", f"MUST rule {rule.id} is cited by no case"))
+            continue
+        pinned = {t.expect["error"]["category"] for t in citing[rule.id] if t.expect and "error" in t.expect}
+        for category in sorted(spec.categories_named(rule) - pinned):
+            problems.append(
+                Problem(
+                    "SPEC.md",
+                    f"line {rule.line}",
+                    f"{rule.id} names `{category}` but no case citing it expects that error",
+                )
+            )
+    counts = Counter(t.expect["error"]["category"] for t in corpus.tests if t.expect and "error" in t.expect)
+    for category in spec.categories:
+        if counts[category] < 2:
+            problems.append(
+                Problem(
+                    "SPEC.md",
+                    "section 10",
+                    f"error category {category!r} is expected by {counts[category]} case(s), not 2",
+                )
+            )
+    return problems
+
+
+def _examples(corpus: Corpus, spec: Spec) -> list[Problem]:
+    groups = {group.id: group for group in corpus.groups}
+    problems = []
+    for example in spec.examples:
+        where = f"line {example.line}"
+        group = groups.get(example.group_id)
+        test = next((t for t in group.tests if t.id == example.test_id), None) if group else None
+        if group is None or test is None:
+            problems.append(
+                Problem(
+                    "SPEC.md",
+                    where,
+                    f"example names {example.group_id} / {example.test_id}, which is not in the corpus",
+                )
+            )
+            continue
+        if not isinstance(example.value, dict):
+            problems.append(Problem("SPEC.md", where, f"example is {example.value}"))
+            continue
+        for key, actual in (("schema", group.schema), ("input", test.input), ("expect", test.expect)):
+            if key in example.value and not json_equal(example.value[key], actual):
+                problems.append(Problem("SPEC.md", where, f"example's {key} differs from case {test.id}"))
+        if "input" not in example.value or "expect" not in example.value:
+            problems.append(Problem("SPEC.md", where, "an example needs an input and an expect"))
+    return problems
+
+
+def _short(outcome: object, limit: int = 200) -> str:
+    if isinstance(outcome, dict) and "error" in outcome:
+        error = outcome["error"]
+        return f"error {error.get('phase')}/{error.get('category')}"
+    text = dumps(outcome)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

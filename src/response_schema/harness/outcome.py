@@ -1,0 +1,42 @@
+"""Outcomes (what an implementation did with one test) and how they are compared with expectations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ParseError, ResponseSchemaError, SchemaError, compile
+from .jsonvalue import json_equal
+
+Outcome = dict[str, Any]  # {"output": value} or {"error": {"phase", "category", "message"?}}
+
+
+def reference_outcomes(schema: Any, inputs: list[str]) -> list[Outcome]:
+    """What the reference does with each input under ``schema``."""
+    try:
+        parser = compile(schema)
+    except SchemaError as exc:
+        return [_error(exc)] * len(inputs)
+    outcomes: list[Outcome] = []
+    for text in inputs:
+        try:
+            outcomes.append({"output": parser.parse(text)})
+        except ParseError as exc:
+            outcomes.append(_error(exc))
+    return outcomes
+
+
+def _error(exc: ResponseSchemaError) -> Outcome:
+    return {"error": {"phase": exc.phase, "category": exc.category, "message": exc.message}}
+
+
+def matches(expect: dict[str, Any], actual: Outcome, categorized: bool = True) -> bool:
+    """Whether ``actual`` meets ``expect``: equal output by JSON equality, or an error of the same phase and
+    category (any error, when the implementation does not categorize errors)."""
+    if "output" in expect:
+        return "output" in actual and json_equal(expect["output"], actual["output"])
+    if "error" not in actual:
+        return False
+    if not categorized:
+        return True
+    wanted, got = expect["error"], actual["error"]
+    return bool(wanted["phase"] == got.get("phase") and wanted["category"] == got.get("category"))
