@@ -107,8 +107,8 @@ def _coverage(corpus: Corpus, spec: Spec) -> list[Problem]:
     problems = []
     citing: dict[str, list[Test]] = defaultdict(list)
     for test in corpus.tests:
-        for rule in test.rules:
-            citing[rule].append(test)
+        for rule_id in test.rules:
+            citing[rule_id].append(test)
     for rule in spec.rules.values():
         if not rule.must or rule.untestable:
             continue
@@ -116,12 +116,12 @@ def _coverage(corpus: Corpus, spec: Spec) -> list[Problem]:
             problems.append(Problem("SPEC.md", f"line {rule.line}", f"MUST rule {rule.id} is cited by no case"))
             continue
         pinned = {t.expect["error"]["category"] for t in citing[rule.id] if t.expect and "error" in t.expect}
-        for category in sorted(spec.categories_named(rule) - pinned):
+        for named in sorted(spec.categories_named(rule) - pinned):
             problems.append(
                 Problem(
                     "SPEC.md",
                     f"line {rule.line}",
-                    f"{rule.id} names `{category}` but no case citing it expects that error",
+                    f"{rule.id} names `{named}` but no case citing it expects that error",
                 )
             )
     counts = Counter(t.expect["error"]["category"] for t in corpus.tests if t.expect and "error" in t.expect)

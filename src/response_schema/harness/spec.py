@@ -70,12 +70,12 @@ def read_spec(path: Path) -> Spec:
             categories[row.group(2)] = row.group(1)
     examples = []
     for match in _EXAMPLE.finditer(text):
-        line = text.count("\n", 0, match.start()) + 1
+        where = text.count("\n", 0, match.start()) + 1
         try:
             value = load_strict(match.group(3))
         except ValueError as exc:
             value = f"not valid JSON: {exc}"
-        examples.append(Example(match.group(1), match.group(2), line, value))
+        examples.append(Example(match.group(1), match.group(2), where, value))
     return Spec(rules, categories, examples)
 
 
