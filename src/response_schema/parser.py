@@ -25,7 +25,7 @@ class Parser:
 
     def parse(self, text: str) -> Any:
         """The message that ``text`` parses to ([GEN-1]); ``None`` when the root yields no value ([GEN-3])."""
-        if not isinstance(text, str):
+        if not isinstance(text, str):  # native data only
             raise ParseError("type-mismatch", "", f"the input must be a string, not {type(text).__name__}")
         return walk(self.root, text)
 

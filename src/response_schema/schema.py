@@ -89,15 +89,15 @@ def is_json_value(value: Any) -> bool:
             continue
         if isinstance(item, float):
             if not math.isfinite(item):
-                return False
+                return False  # native data only
         elif isinstance(item, list):
             stack.extend(item)
         elif isinstance(item, dict):
             if not all(isinstance(key, str) for key in item):
-                return False
+                return False  # native data only
             stack.extend(item.values())
         else:
-            return False
+            return False  # native data only
     return True
 
 
@@ -116,7 +116,7 @@ class _Compiler:
             self.fail("schema-too-deep", path, f"schema nesting exceeds {MAX_SCHEMA_DEPTH} levels")
             return None
         for key in schema:
-            if not isinstance(key, str):
+            if not isinstance(key, str):  # native data only
                 self.fail("invalid-keyword", path, f"schema keys must be strings, not {_kind(key)}")
             elif key.startswith("x-") and key not in X_KEYWORDS:  # [SCHEMA-3]
                 self.fail("unknown-keyword", (*path, key), f"unknown keyword {key!r}")
@@ -128,7 +128,7 @@ class _Compiler:
                     self.fail("invalid-keyword", (*path, key), f"{key!r} needs type {wanted!r}")
 
         for key in ("const", "default"):  # [SCHEMA-13]
-            if key in schema and not is_json_value(schema[key]):
+            if key in schema and not is_json_value(schema[key]):  # native data only
                 self.fail("invalid-keyword", (*path, key), f"{key!r} must be a JSON value")
 
         regex = self.pattern(schema, "x-regex", path)
@@ -406,4 +406,4 @@ def _kind(value: Any) -> str:
         return "an array"
     if isinstance(value, dict):
         return "an object"
-    return type(value).__name__
+    return type(value).__name__  # native data only
