@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import FEATURES
 from .corpus import Corpus, Problem, Test
@@ -164,9 +165,8 @@ def _examples(corpus: Corpus, spec: Spec) -> list[Problem]:
     return problems
 
 
-def _short(outcome: object, limit: int = 200) -> str:
-    if isinstance(outcome, dict) and "error" in outcome:
-        error = outcome["error"]
-        return f"error {error.get('phase')}/{error.get('category')}"
-    text = dumps(outcome)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def _short(outcome: dict[str, Any], limit: int = 200) -> str:
+    if "error" in outcome:
+        return f"error {outcome['error'].get('phase')}/{outcome['error'].get('category')}"
+    text = dumps(outcome.get("output"))
+    return "output " + (text if len(text) <= limit else text[: limit - 3] + "...")

@@ -35,6 +35,8 @@ class Problem:
 
 @dataclass(frozen=True)
 class Test:
+    __test__ = False  # not a pytest test class
+
     id: str
     description: str
     rules: tuple[str, ...]
