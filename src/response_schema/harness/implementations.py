@@ -1,0 +1,293 @@
+"""Implementations under test: the reference or another Python callable in process, or any program that
+speaks protocol v1 (conformance/PROTOCOL.md) as a subprocess."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import json
+import os
+import queue
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import FEATURES, __version__
+from .corpus import Group, Test
+from .outcome import Outcome, reference_outcomes
+
+PROTOCOL = 1
+LINE_LIMIT = 64 * 1024 * 1024  # the longest stdout line the harness reads; longer is a protocol failure
+STDERR_KEEP = 64 * 1024  # how much of an implementation's stderr is kept, from the end
+
+
+@dataclass
+class Info:
+    """What an implementation says about itself (the hello answer)."""
+
+    name: str
+    version: str
+    language: str
+    features: frozenset[str]
+    categorizes_errors: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "language": self.language,
+            "features": sorted(self.features),
+            "categorizes_errors": self.categorizes_errors,
+        }
+
+
+class ProtocolFailure(Exception):
+    """The implementation did not answer as the protocol says. ``status`` is the verdict it earns:
+    crash (it exited or closed stdout), timeout, or error (garbage, wrong seq, wrong count)."""
+
+    def __init__(self, status: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Reference:
+    """The bundled reference, in process."""
+
+    info = Info("response-schema", __version__, "python", FEATURES)
+
+    def start(self) -> None:
+        pass
+
+    def run(self, group: Group, tests: list[Test], timeout: float) -> list[Outcome]:
+        return reference_outcomes(group.schema, [test.input for test in tests])
+
+    def stop(self) -> None:
+        pass
+
+    def stderr_tail(self) -> str:
+        return ""
+
+
+class PythonCallable:
+    """``MODULE:CALLABLE``, in process: ``callable(schema, text)`` returns the output or raises. An exception
+    with ``phase`` and ``category`` attributes is a categorized error. The module may set ``FEATURES`` (an
+    iterable of feature names) and ``CATEGORIZES_ERRORS`` (default True). No timeout can stop it."""
+
+    def __init__(self, spec: str) -> None:
+        module_name, _, attribute = spec.partition(":")
+        if not module_name or not attribute:
+            raise ValueError(f"--python needs MODULE:CALLABLE, not {spec!r}")
+        module = importlib.import_module(module_name)
+        function = module
+        for part in attribute.split("."):
+            function = getattr(function, part)
+        if not callable(function):
+            raise ValueError(f"{spec} is not callable")
+        self.function: Callable[[Any, str], Any] = function
+        self.info = Info(
+            name=spec,
+            version=str(getattr(module, "__version__", "")),
+            language="python",
+            features=frozenset(getattr(module, "FEATURES", ())),
+            categorizes_errors=bool(getattr(module, "CATEGORIZES_ERRORS", True)),
+        )
+
+    def start(self) -> None:
+        pass
+
+    def run(self, group: Group, tests: list[Test], timeout: float) -> list[Outcome]:
+        outcomes: list[Outcome] = []
+        for test in tests:
+            try:
+                outcomes.append({"output": self.function(group.schema, test.input)})
+            except Exception as exc:  # any failure of the implementation is its answer
+                error = {"phase": getattr(exc, "phase", None), "category": getattr(exc, "category", None)}
+                outcomes.append({"error": error | {"message": f"{type(exc).__name__}: {exc}"}})
+        return outcomes
+
+    def stop(self) -> None:
+        pass
+
+    def stderr_tail(self) -> str:
+        return ""
+
+
+class Subprocess:
+    """One persistent process speaking protocol v1 over JSON lines on stdin and stdout."""
+
+    def __init__(self, command: str, startup_timeout: float = 10.0, line_limit: int = LINE_LIMIT) -> None:
+        self.argv = shlex.split(command)
+        if not self.argv:
+            raise ValueError("--command is empty")
+        self.startup_timeout = startup_timeout
+        self.line_limit = line_limit
+        self.process: subprocess.Popen[bytes] | None = None
+        self.lines: queue.Queue[tuple[str, bytes]] = queue.Queue()
+        self.stderr = bytearray()
+        self.stderr_lock = threading.Lock()
+        self.seq = 0
+        self.info = Info(self.argv[0], "", "", frozenset())
+
+    def start(self) -> None:
+        """Start the process and say hello; ProtocolFailure when it does not answer properly."""
+        self.lines = queue.Queue()
+        try:
+            self.process = subprocess.Popen(  # an argv list, never a shell
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise ProtocolFailure("crash", f"cannot start {self.argv[0]}: {exc}") from None
+        threading.Thread(target=self._read_stdout, args=(self.process, self.lines), daemon=True).start()
+        threading.Thread(target=self._read_stderr, args=(self.process,), daemon=True).start()
+        answer = self.request({"cmd": "hello", "protocol": PROTOCOL}, self.startup_timeout)
+        if answer.get("protocol") != PROTOCOL:
+            raise ProtocolFailure("error", f"hello answered protocol {answer.get('protocol')!r}, not {PROTOCOL}")
+        implementation = answer.get("implementation")
+        features = answer.get("features", [])
+        if not isinstance(implementation, dict) or not isinstance(features, list):
+            raise ProtocolFailure("error", "hello answer needs an implementation object and a features array")
+        self.info = Info(
+            name=str(implementation.get("name", self.argv[0])),
+            version=str(implementation.get("version", "")),
+            language=str(implementation.get("language", "")),
+            features=frozenset(str(feature) for feature in features),
+            categorizes_errors=answer.get("categorizes_errors", True) is not False,
+        )
+
+    def run(self, group: Group, tests: list[Test], timeout: float) -> list[Outcome]:
+        self.seq += 1
+        message = {
+            "cmd": "run",
+            "seq": self.seq,
+            "group": group.id,
+            "schema": group.schema,
+            "tests": [{"id": test.id, "input": test.input} for test in tests],
+        }
+        answer = self.request(message, timeout * len(tests))
+        if answer.get("seq") != self.seq:
+            raise ProtocolFailure("error", f"answer has seq {answer.get('seq')!r}, expected {self.seq}")
+        results = answer.get("results")
+        if not isinstance(results, list) or len(results) != len(tests):
+            count = len(results) if isinstance(results, list) else "no"
+            raise ProtocolFailure("error", f"answer has {count} results for {len(tests)} tests")
+        return results
+
+    def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        process = self.process
+        assert process is not None and process.stdin is not None
+        try:
+            process.stdin.write(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
+            process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise ProtocolFailure("crash", f"the process closed its input (exit code {process.poll()})") from None
+        kind, line = self._next_line(process, timeout)
+        if kind == "eof":
+            with contextlib.suppress(subprocess.TimeoutExpired):  # it may close its output and keep running
+                process.wait(timeout=2)
+            raise ProtocolFailure("crash", f"the process closed its output (exit code {process.poll()})")
+        if kind == "oversize":
+            raise ProtocolFailure("error", f"an output line longer than {self.line_limit} bytes")
+        try:
+            answer = json.loads(line)
+        except (ValueError, RecursionError):
+            raise ProtocolFailure("error", f"not a JSON line: {_preview(line)}") from None
+        if not isinstance(answer, dict):
+            raise ProtocolFailure("error", f"not a JSON object: {_preview(line)}")
+        return answer
+
+    def _next_line(self, process: subprocess.Popen[bytes], timeout: float) -> tuple[str, bytes]:
+        """The next stdout line; a process that exits counts as the end of its output, even when children it
+        forked keep the pipe open."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return self.lines.get(timeout=min(0.05, max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                if process.poll() is not None:
+                    try:  # what it wrote before exiting may still be on its way through the reader
+                        return self.lines.get(timeout=0.2)
+                    except queue.Empty:
+                        return ("eof", b"")
+                if time.monotonic() >= deadline:
+                    raise ProtocolFailure("timeout", f"no answer within {timeout:g} s") from None
+
+    def stop(self) -> None:
+        """Ask the process to shut down, then make sure that it and everything it started are gone."""
+        process = self.process
+        if process is None:
+            return
+        if process.poll() is None:
+            try:
+                assert process.stdin is not None
+                process.stdin.write(b'{"cmd": "shutdown"}\n')
+                process.stdin.close()
+                process.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def kill(self) -> None:
+        process = self.process
+        if process is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)  # the whole group: children it forked go too
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=10)
+        for stream in (process.stdin, process.stdout, process.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        self.process = None
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        with self.stderr_lock:
+            return bytes(self.stderr[-limit:]).decode("utf-8", "replace")
+
+    def _read_stdout(self, process: subprocess.Popen[bytes], lines: queue.Queue[tuple[str, bytes]]) -> None:
+        stream = process.stdout
+        assert stream is not None
+        try:
+            while True:
+                line = stream.readline(self.line_limit + 1)
+                if not line:
+                    break
+                if len(line) > self.line_limit and not line.endswith(b"\n"):
+                    while line and not line.endswith(b"\n"):  # drop the rest of the long line
+                        line = stream.readline(1024 * 1024)
+                    lines.put(("oversize", b""))
+                    continue
+                lines.put(("line", line))
+        except (OSError, ValueError):
+            pass
+        lines.put(("eof", b""))
+
+    def _read_stderr(self, process: subprocess.Popen[bytes]) -> None:
+        stream = process.stderr
+        assert isinstance(stream, io.BufferedReader)
+        try:
+            while chunk := stream.read1(65536):
+                with self.stderr_lock:
+                    self.stderr += chunk
+                    del self.stderr[:-STDERR_KEEP]
+        except (OSError, ValueError):
+            pass
+
+
+def _preview(line: bytes, limit: int = 120) -> str:
+    text = line.decode("utf-8", "replace").rstrip("\n")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
