@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..schema import is_json_value
 from .corpus import Group, Test
 from .implementations import Info, ProtocolFailure
 from .outcome import Outcome, matches
@@ -177,4 +178,6 @@ def _malformed(outcome: Any) -> str:
         return 'a result must be exactly one of {"output": ...}, {"error": {...}} or {"skip": "reason"}'
     if "error" in outcome and not isinstance(outcome["error"], dict):
         return "an error result must be an object"
+    if "output" in outcome and not is_json_value(outcome["output"]):
+        return f"the output is not JSON (NaN, an infinity, or a key that is not a string): {outcome['output']!r:.200}"
     return ""
