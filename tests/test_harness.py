@@ -106,8 +106,8 @@ def harness(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> t
 def test_reference_in_process_passes_everything(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, statuses, out = harness(tmp_path, capsys)
     assert code == 0, out
-    assert set(statuses.values()) == {"pass"}
-    assert len(statuses) >= 400
+    assert set(statuses.values()) <= {"pass", "unsupported"}  # regex-atomic needs Python 3.11
+    assert list(statuses.values()).count("pass") >= 500
 
 
 def test_reference_out_of_process_gives_the_same_verdicts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
