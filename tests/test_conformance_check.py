@@ -50,7 +50,7 @@ def test_bundled_corpus_passes(capsys: pytest.CaptureFixture[str]) -> None:
 def test_duplicate_id(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_case_file(tmp_path / "dup.json", [group("g", [case("g.a"), case("g.a")])])
     code, text = run(capsys, "check", str(path))
-    assert code == 1
+    assert code == 2
     assert f"{path}: /groups/0/tests/1: duplicate id 'g.a' (first at {path}:/groups/0/tests/0)" in text
 
 
@@ -58,7 +58,7 @@ def test_duplicate_id_across_files(tmp_path: Path, capsys: pytest.CaptureFixture
     write_case_file(tmp_path / "one.json", [group("g1", [case("same")])])
     write_case_file(tmp_path / "two.json", [group("g2", [case("same")])])
     code, text = run(capsys, "check", str(tmp_path))
-    assert code == 1
+    assert code == 2
     assert "two.json: /groups/0/tests/0: duplicate id 'same'" in text
 
 

@@ -61,6 +61,13 @@ def run(message: dict) -> None:
         sys.stdout.write("x" * (3 * 1024 * 1024) + "\n")
         sys.stdout.flush()
         return
+    if triggered and MODE == "gigabyte-line":
+        chunk = "x" * (1 << 20)
+        for _ in range(1 << 10):  # 1 GiB, written in 1 MiB pieces
+            sys.stdout.write(chunk)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        return
     if triggered and MODE == "close-stdout":
         os.close(1)  # the descriptor itself, so the harness sees the end of the stream
         time.sleep(3600)

@@ -94,9 +94,19 @@ def case_files(paths: Iterable[Path]) -> list[Path]:
 
 
 def load(paths: Iterable[Path]) -> Corpus:
+    """The groups of every case file, and every problem that makes a file unusable: unreadable, not JSON, not of
+    the case-file shape, or reusing an id that another group or test already has."""
     corpus = Corpus([], [])
     for path in case_files(paths):
         _load_file(path, corpus)
+    seen: dict[str, str] = {}
+    for group in corpus.groups:
+        places = [(group.id, group.pointer)] + [(test.id, test.pointer) for test in group.tests]
+        for identifier, pointer in places:
+            if identifier in seen:
+                message = f"duplicate id {identifier!r} (first at {seen[identifier]})"
+                corpus.problems.append(Problem(group.file, pointer, message))
+            seen.setdefault(identifier, f"{group.file}:{pointer}")
     return corpus
 
 
