@@ -36,6 +36,18 @@ def walk(node: Node, content: Any) -> Any:
         return _fresh(node.const)
     if content is None:  # [NODE-2]
         return None
+    if node.has_stages:
+        content = _stages(node, content)
+        if content is NO_VALUE:
+            return None
+    return _TYPES[node.type](node, content)
+
+
+NO_VALUE = object()  # a regex stage found nothing: the node produces no value at once
+
+
+def _stages(node: Node, content: Any) -> Any:
+    """Steps 3 to 8 of [NODE-1]: the string check, the regex keywords, the parser and the legacy mappings."""
     if node.needs_string and not isinstance(content, str):  # [NODE-3]
         raise _mismatch(node, "a regex keyword needs string input", content)
     for pattern, replacement in node.substitutions:  # [SUBS-2]
@@ -43,23 +55,23 @@ def walk(node: Node, content: Any) -> Any:
     if node.regex is not None:  # [REGEX-2]
         match = node.regex.search(content)
         if match is None:  # [REGEX-4]
-            return None
+            return NO_VALUE
         content = _match_value(match)
     if node.iterator is not None:  # [ITER-2]
         _need_string(node, content, "x-regex-iterator")
         content = [_match_value(match) for match in node.iterator.finditer(content)]
         if not content:  # [ITER-4]
-            return None
+            return NO_VALUE
     if node.key_value is not None:  # [KV-3]
         _need_string(node, content, "x-regex-key-value")
         content = _key_values(node, content)
         if not content:  # [KV-5]
-            return None
+            return NO_VALUE
     if node.parser is not None:  # [PARSER-2]
         content = _run_parser(node, content)
     if node.mapping is not None or node.mapping_regex:
         content = _apply_mappings(node, content)
-    return _TYPES[node.type](node, content)
+    return content
 
 
 def _match_value(match: re.Match[str]) -> Any:
@@ -139,9 +151,10 @@ def _object(node: Node, content: Any) -> dict[str, Any]:
                     output[name] = value if node.additional is True else walk(node.additional, value)
     else:
         raise _mismatch(node, "an object node needs a string or an object", content)
-    missing = [name for name in node.required if name not in output]
-    if missing:  # [OBJ-7]
-        raise ParseError("missing-required", node.path, f"required keys missing from the result: {missing}")
+    if node.required:  # [OBJ-7]
+        missing = [name for name in node.required if name not in output]
+        if missing:
+            raise ParseError("missing-required", node.path, f"required keys missing from the result: {missing}")
     return output
 
 

@@ -49,6 +49,7 @@ class Node:
     has_default: bool
     default: Any
     needs_string: bool
+    has_stages: bool  # any of steps 3 to 8 of [NODE-1]
     substitutions: tuple[tuple[re.Pattern[str], str], ...]
     regex: re.Pattern[str] | None
     iterator: re.Pattern[str] | None
@@ -151,6 +152,7 @@ class _Compiler:
             has_default="default" in schema,
             default=schema.get("default"),
             needs_string=any(key in schema for key in STRING_KEYWORDS),
+            has_stages=any(key in schema for key in (*STRING_KEYWORDS, "x-parser", "x-mapping", "x-mapping-regex")),
             substitutions=self.replacements(schema, "x-regex-substitutions", path),
             regex=regex,
             iterator=iterator,

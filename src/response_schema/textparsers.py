@@ -42,7 +42,8 @@ def parse_json(text: str) -> Any:
         raise
     except ValueError as exc:  # JSONDecodeError, and integers beyond Python's digit limit
         raise NotJSON(str(exc)) from None
-    if isinstance(value, (dict, list)) and _depth(value) > MAX_JSON_DEPTH:
+    # Nesting needs an opening bracket a level, so short texts need no walk over the value.
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH and _depth(value) > MAX_JSON_DEPTH:
         raise TooDeep(f"JSON nests deeper than {MAX_JSON_DEPTH} levels")
     return value
 
