@@ -8,11 +8,12 @@ so errors are not categorized. Its features depend on the installed version (SPE
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import transformers
 from transformers.utils.chat_parsing_utils import recursive_parse
+
+import response_schema
 
 __version__ = transformers.__version__
 CATEGORIZES_ERRORS = False
@@ -21,18 +22,8 @@ _MAJOR_MINOR = tuple(int(part) for part in __version__.split(".")[:2])
 _GENERATION_FEATURES = (
     {"x-mapping"} if _MAJOR_MINOR < (5, 4) else {"gemma4-tool-call"} if _MAJOR_MINOR >= (5, 5) else set()
 )
-FEATURES = frozenset(
-    {
-        "regex-lookaround",
-        "regex-backreference",
-        "regex-python-only",
-        "unicode-classes",
-        "python-numeric-syntax",
-        "big-integers",
-    }
-    | ({"regex-atomic"} if sys.version_info >= (3, 11) else set())
-    | _GENERATION_FEATURES
-)
+# Both run on the same Python re, int() and json: only the features of the language generation differ.
+FEATURES = (response_schema.FEATURES - {"x-mapping", "gemma4-tool-call"}) | _GENERATION_FEATURES
 
 
 def parse(schema: Any, text: str) -> Any:
