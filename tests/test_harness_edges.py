@@ -222,7 +222,7 @@ def test_progress_on_a_terminal(monkeypatch: pytest.MonkeyPatch, no_color: str) 
     stream = FakeTerminal()
     terminal = Terminal(stream, 10, show=5)
     for index in range(10):
-        terminal.progress({"status": "fail" if index == 3 else "pass"})
+        terminal.progress("fail" if index == 3 else "pass")
     terminal.summary({"implementation": {"name": "x", "categorizes_errors": True}}, [], 0.1, strict=False)
     text = stream.getvalue()
     assert "[10/10] 1 not as expected" in text

@@ -50,7 +50,7 @@ def _identity(corpus: Corpus, retired: set[str]) -> list[Problem]:
     return [
         Problem(group.file, pointer, f"id {identifier!r} is retired and cannot be used again")
         for group in corpus.groups
-        for identifier, pointer in [(group.id, group.pointer)] + [(test.id, test.pointer) for test in group.tests]
+        for identifier, pointer in group.places()
         if identifier in retired
     ]
 

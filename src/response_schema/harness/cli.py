@@ -193,7 +193,7 @@ def _run(args: argparse.Namespace) -> int:
     terminal = Terminal(sys.stdout, total, args.show)
     runnable = [(group, [test for test in tests if test.expect is not None]) for group, tests in selected]
     options = Options(args.timeout, args.max_restarts, known)
-    runner = Runner(implementation, options, lambda result: terminal.progress(result.as_json()))
+    runner = Runner(implementation, options, lambda result: terminal.progress(result.status))
     started = time.perf_counter()
     try:
         results = runner.run([(group, tests) for group, tests in runnable if tests])

@@ -59,6 +59,10 @@ class Group:
     file: str
     pointer: str
 
+    def places(self) -> list[tuple[str, str]]:
+        """The ids this group takes, its own and its tests', each with its JSON Pointer in the file."""
+        return [(self.id, self.pointer)] + [(test.id, test.pointer) for test in self.tests]
+
 
 @dataclass
 class Corpus:
@@ -101,8 +105,7 @@ def load(paths: Iterable[Path]) -> Corpus:
         _load_file(path, corpus)
     seen: dict[str, str] = {}
     for group in corpus.groups:
-        places = [(group.id, group.pointer)] + [(test.id, test.pointer) for test in group.tests]
-        for identifier, pointer in places:
+        for identifier, pointer in group.places():
             if identifier in seen:
                 message = f"duplicate id {identifier!r} (first at {seen[identifier]})"
                 corpus.problems.append(Problem(group.file, pointer, message))

@@ -58,16 +58,11 @@ class ProtocolFailure(Exception):
         self.message = message
 
 
-class Reference:
-    """The bundled reference, in process."""
-
-    info = Info("response-schema", __version__, "python", FEATURES)
+class InProcess:
+    """An implementation that runs inside the harness: nothing to start, stop or read stderr from."""
 
     def start(self) -> None:
         pass
-
-    def run(self, group: Group, tests: list[Test], timeout: float) -> list[Outcome]:
-        return reference_outcomes(group.schema, [test.input for test in tests])
 
     def stop(self) -> None:
         pass
@@ -76,7 +71,16 @@ class Reference:
         return ""
 
 
-class PythonCallable:
+class Reference(InProcess):
+    """The bundled reference, in process."""
+
+    info = Info("response-schema", __version__, "python", FEATURES)
+
+    def run(self, group: Group, tests: list[Test], timeout: float) -> list[Outcome]:
+        return reference_outcomes(group.schema, [test.input for test in tests])
+
+
+class PythonCallable(InProcess):
     """``MODULE:CALLABLE``, in process: ``callable(schema, text)`` returns the output or raises. An exception
     with ``phase`` and ``category`` attributes is a categorized error. The module may set ``FEATURES`` (an
     iterable of feature names) and ``CATEGORIZES_ERRORS`` (default True). No timeout can stop it."""
@@ -100,9 +104,6 @@ class PythonCallable:
             categorizes_errors=bool(getattr(module, "CATEGORIZES_ERRORS", True)),
         )
 
-    def start(self) -> None:
-        pass
-
     def run(self, group: Group, tests: list[Test], timeout: float) -> list[Outcome]:
         outcomes: list[Outcome] = []
         for test in tests:
@@ -112,12 +113,6 @@ class PythonCallable:
                 error = {"phase": getattr(exc, "phase", None), "category": getattr(exc, "category", None)}
                 outcomes.append({"error": error | {"message": f"{type(exc).__name__}: {exc}"}})
         return outcomes
-
-    def stop(self) -> None:
-        pass
-
-    def stderr_tail(self) -> str:
-        return ""
 
 
 class Subprocess:
