@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import threading
+from typing import Any
 
 import pytest
 
@@ -58,10 +59,28 @@ def test_parser_is_thread_safe() -> None:
 def test_parse_caches_compiled_schemas() -> None:
     schema = {"type": "string", "x-regex": "(b+)"}
     assert rs.parse(schema, "abbc") == "bb"
-    key = repr(schema)
-    assert key in rs._cache
+    hits = rs._compiled.cache_info().hits
+    assert rs.parse(schema, "abbbc") == "bbb"
+    assert rs._compiled.cache_info().hits == hits + 1
     schema["x-regex"] = "(c+)"  # a changed schema is a new cache key
     assert rs.parse(schema, "abbc") == "c"
+
+
+@pytest.mark.parametrize(("before", "after"), [(1, True), (True, 1), (1, 1.0), (0.0, -0.0), ("1", 1)])
+def test_parse_cache_tells_apart_values_python_calls_equal(before: Any, after: Any) -> None:
+    schema: dict[str, Any] = {"type": "object", "properties": {"v": {"const": before}}}
+    assert repr(rs.parse(schema, "")) == repr({"v": before})
+    schema["properties"]["v"]["const"] = after  # equal under Python's ==, but not the same JSON value
+    assert repr(rs.parse(schema, "")) == repr({"v": after})
+
+
+def test_parse_without_a_cache_key_still_parses_or_says_why() -> None:
+    cyclic: dict[str, Any] = {"const": None}
+    cyclic["const"] = [cyclic]
+    with pytest.raises(rs.SchemaError, match="must be a JSON value"):
+        rs.parse(cyclic, "")
+    with pytest.raises(rs.SchemaError, match="must be a JSON value"):
+        rs.parse({"const": object()}, "")
 
 
 def test_caller_schema_is_not_mutated_and_results_do_not_alias_it() -> None:

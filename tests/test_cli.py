@@ -52,7 +52,7 @@ def test_parse_input_error_exits_1(tmp_path: Path) -> None:
     schema.write_text('{"x-parser": "json"}', encoding="utf-8")
     result = cli("parse", str(schema), stdin="{oops")
     assert result.returncode == 1
-    assert result.stderr.startswith("response-schema: input error invalid-json at /: ")
+    assert result.stderr.startswith('response-schema: input error invalid-json at "": ')
     assert result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr
 
@@ -100,9 +100,9 @@ def test_check_lists_every_problem(tmp_path: Path) -> None:
     result = cli("check", str(schema))
     assert result.returncode == 2
     assert result.stdout.splitlines() == [
-        "/x-regexx: unknown-keyword: unknown keyword 'x-regexx'",
-        "/properties/a: invalid-keyword: an array node needs exactly one of items and prefixItems",
-        "/properties/b/x-parser: unknown-parser: unknown parser 'yaml'",
+        f"{schema}: /x-regexx: unknown-keyword: unknown keyword 'x-regexx'",
+        f"{schema}: /properties/a: invalid-keyword: an array node needs exactly one of items and prefixItems",
+        f"{schema}: /properties/b/x-parser: unknown-parser: unknown parser 'yaml'",
     ]
     assert "3 problems" in result.stderr
 

@@ -14,7 +14,7 @@ import pytest
 from response_schema.cli import main
 from response_schema.harness.corpus import corpus_dir, load
 from response_schema.harness.implementations import PythonCallable
-from response_schema.harness.report import Terminal, read_jsonl
+from response_schema.harness.report import Terminal, footer, read_jsonl
 from response_schema.harness.serve import serve
 
 ROOT = corpus_dir()
@@ -60,7 +60,7 @@ def test_serve_ignores_what_it_does_not_understand(capsys: pytest.CaptureFixture
         b'not json\n{"cmd": "dance"}\n[1]\n{"cmd": "run", "seq": 3, "schema": {}, "tests": [{"input": "t"}, 5]}\n'
     )
     output = io.BytesIO()
-    assert serve(io.BytesIO(requests + b'{"cmd": "shutdown"}\n{"cmd": "hello"}\n'), output) == 0
+    assert serve(io.BytesIO(requests + b'{"cmd": "shutdown"}\n{"cmd": "hello"}\n'), output) == 2
     assert [json.loads(line) for line in output.getvalue().splitlines()] == [
         {"seq": 3, "results": [{"output": "t"}, {"output": ""}]}
     ]
@@ -118,12 +118,14 @@ def test_skip_answers_and_stderr_on_crash(tmp_path: Path, capsys: pytest.Capture
         program(tmp_path, body),
         "--show",
         "0",
+        "--allow-unrecorded",
     )
     assert code == 1
     records = statuses(report)
     assert records["e.a"]["status"] == "skip" and records["e.a"]["message"] == "not today"
     assert records["e.b"]["status"] == "crash" and "fatal: cannot parse e.b" in records["e.b"]["stderr"]
-    assert records["e.c"]["status"] == "skip" and records["e.c"]["message"] == "the case has no expect"
+    assert records["e.c"]["status"] == "skip" and "the case has no expect" in records["e.c"]["message"]
+    assert "WARNING: 2 of 3 tests were skipped" in out
     assert "system-err" in junit.read_text(encoding="utf-8")
     assert "... and 1 more (see --report)" in out
 
@@ -220,10 +222,10 @@ class FakeTerminal(io.StringIO):
 def test_progress_on_a_terminal(monkeypatch: pytest.MonkeyPatch, no_color: str) -> None:
     monkeypatch.setenv("NO_COLOR", no_color)
     stream = FakeTerminal()
-    terminal = Terminal(stream, 10, show=5)
+    terminal = Terminal(stream, 10, show=5, strict=False)
     for index in range(10):
         terminal.progress("fail" if index == 3 else "pass")
-    terminal.summary({"implementation": {"name": "x", "categorizes_errors": True}}, [], 0.1, strict=False)
+    terminal.summary({"implementation": {"name": "x", "categorizes_errors": True}}, [], footer([], 0.1))
     text = stream.getvalue()
     assert "[10/10] 1 not as expected" in text
     assert ("\033[" in text) == (not no_color)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import marshal
 import sys
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from .errors import ParseError, ResponseSchemaError, SchemaError
@@ -29,10 +29,6 @@ FEATURES = frozenset(
 )
 __all__ = ["ParseError", "Parser", "ResponseSchemaError", "SchemaError", "compile", "parse"]
 
-_CACHE_SIZE = 256
-_cache: OrderedDict[str, Parser] = OrderedDict()
-_cache_lock = threading.Lock()
-
 
 def compile(schema: dict[str, Any]) -> Parser:
     """Validate ``schema`` and compile it once; raise SchemaError for any malformed schema."""
@@ -40,16 +36,17 @@ def compile(schema: dict[str, Any]) -> Parser:
 
 
 def parse(schema: dict[str, Any], text: str) -> Any:
-    """``compile(schema).parse(text)``, reusing compiled schemas."""
-    key = repr(schema)
-    with _cache_lock:
-        parser = _cache.get(key)
-        if parser is not None:
-            _cache.move_to_end(key)
-    if parser is None:
-        parser = compile(schema)
-        with _cache_lock:
-            _cache[key] = parser
-            if len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
-    return parser.parse(text)
+    """``compile(schema).parse(text)``, reusing the compiled schemas of the last 256 distinct schemas.
+
+    The cache key is the schema's ``marshal`` serialization: equal keys mean equal values of equal types
+    (``1``, ``1.0`` and ``True`` differ), so a schema mutated after a call is never served a stale parser."""
+    try:
+        key = marshal.dumps(schema)
+    except ValueError:  # not plain data (native objects, cycles): compile() says what is wrong with it
+        return compile(schema).parse(text)
+    return _compiled(key).parse(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(key: bytes) -> Parser:
+    return compile(marshal.loads(key))

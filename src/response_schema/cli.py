@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import __version__, compile
-from .errors import ParseError, SchemaError
-from .textparsers import NotJSON, TooDeep, parse_json
+from . import SPEC_VERSION, __version__, compile
+from .errors import ParseError, SchemaError, shown
+from .harness.jsonvalue import TooDeep, dumps, load_strict, printable
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away (`| head`)
 
 DESCRIPTION = """\
 Parse chat-model output with a response schema, and check schemas.
 
 exit codes:
-  0  success
-  1  the input does not fit the schema (parse)
-  2  the schema is malformed, or a usage or file error
+  0    success
+  1    the input does not fit the schema (parse); conformance failures (conformance run)
+  2    the schema is malformed, or a usage or file error
+  130  interrupted (Ctrl-C); 143 terminated (SIGTERM); 129 hung up (SIGHUP)
+  141  the output pipe was closed early (for example by `| head`)
 """
 
 
@@ -38,35 +41,58 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader is gone: send what is still buffered nowhere, so that exiting prints no second error.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _versions() -> str:
+    from .harness.corpus import corpus_dir, suite_version
+
+    return f"response-schema {__version__} (spec {SPEC_VERSION}, corpus {suite_version(corpus_dir())})"
+
+
+class _Version(argparse.Action):
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the versions of the package, spec and corpus")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        write_out(_versions() + "\n")
+        parser.exit()
 
 
 def _argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="response-schema", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--version", action="version", version=f"response-schema {__version__}")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     parse = commands.add_parser(
         "parse",
         help="parse model output with a schema and print the message as JSON",
-        description="Parse model output (a file, or standard input) and print the message as JSON.\n\n"
+        description="Parse model output (a file, or standard input) and print the message as JSON. The output is\n"
+        "read as bytes and decoded as strict UTF-8, and parsed exactly as given (no newline conversion).\n\n"
         "exit codes: 0 parsed, 1 the input does not fit the schema, 2 bad schema, file or usage.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parse.add_argument("schema", metavar="SCHEMA.json", help="the response schema")
-    parse.add_argument("input", metavar="INPUT", nargs="?", help="the model output (default: standard input)")
+    parse.add_argument("schema", metavar="SCHEMA.json", help="the response schema ('-': standard input)")
+    parse.add_argument(
+        "input", metavar="INPUT", nargs="?", default="-", help="the model output ('-' or none: standard input)"
+    )
     parse.add_argument("--pretty", action="store_true", help="indent the JSON output")
     parse.set_defaults(run=_parse)
 
     check = commands.add_parser(
         "check",
-        help="check a schema and list each problem with its JSON Pointer",
-        description="Check a response schema. Prints every problem as 'POINTER: CATEGORY: MESSAGE'.\n\n"
-        "exit codes: 0 the schema is valid, 2 it is not (or the file cannot be read).",
+        help="check schemas and list each problem with its JSON Pointer",
+        description="Check response schemas. Prints every problem as 'FILE: POINTER: CATEGORY: MESSAGE' (the\n"
+        'root pointer is printed as "").\n\n'
+        "exit codes: 0 every schema is valid, 2 one is not (or a file cannot be read).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    check.add_argument("schema", metavar="SCHEMA.json", help="the response schema")
+    check.add_argument("schemas", metavar="SCHEMA.json", nargs="+", help="response schemas ('-': standard input)")
     check.set_defaults(run=_check)
 
     from .harness.cli import add_conformance_commands  # the reference itself never imports the harness
@@ -76,52 +102,84 @@ def _argument_parser() -> argparse.ArgumentParser:
 
 
 def _parse(args: argparse.Namespace) -> int:
+    if args.schema == "-" and args.input == "-":
+        raise UsageError("the schema and the input cannot both be standard input")
     schema = load_json_file(args.schema)
-    text = read_text(args.input) if args.input else sys.stdin.read()
+    text = read_text(args.input)
     try:
         result = compile(schema).parse(text)
     except SchemaError as exc:
         return _fail(exc, EXIT_USAGE)
     except ParseError as exc:
         return _fail(exc, EXIT_INPUT)
-    print(json.dumps(result, ensure_ascii=False, indent=2 if args.pretty else None))
+    write_out(dumps(result, indent=2 if args.pretty else None) + "\n")
     return EXIT_OK
 
 
 def _check(args: argparse.Namespace) -> int:
-    schema = load_json_file(args.schema)
-    try:
-        compile(schema)
-    except SchemaError as exc:
-        for problem in exc.problems:
-            print(f"{problem.path or '/'}: {problem.category}: {problem.message}")
-        count = len(exc.problems)
-        print(f"{args.schema}: {count} problem{'s' if count != 1 else ''}", file=sys.stderr)
-        return EXIT_USAGE
-    print(f"{args.schema}: ok")
-    return EXIT_OK
+    if args.schemas.count("-") > 1:
+        raise UsageError("standard input can be read once")
+    failed = False
+    for path in args.schemas:
+        try:
+            schema = load_json_file(path)
+            compile(schema)
+        except UsageError as exc:
+            print(f"response-schema: {exc}", file=sys.stderr)
+            failed = True
+        except SchemaError as exc:
+            lines = [f"{path}: {shown(p.path)}: {p.category}: {p.message}" for p in exc.problems]
+            count = len(exc.problems)
+            write_out("".join(line + "\n" for line in lines))
+            print(f"{path}: {count} problem{'s' if count != 1 else ''}", file=sys.stderr)
+            failed = True
+        else:
+            write_out(f"{path}: ok\n")
+    return EXIT_USAGE if failed else EXIT_OK
 
 
 def _fail(exc: SchemaError | ParseError, code: int) -> int:
-    print(f"response-schema: {exc.phase} error {exc.category} at {exc.path or '/'}: {exc.message}", file=sys.stderr)
+    print(
+        printable(f"response-schema: {exc.phase} error {exc.category} at {shown(exc.path)}: {exc.message}"),
+        file=sys.stderr,
+    )
     return code
 
 
+def write_out(text: str) -> None:
+    """Write to standard output as UTF-8, whatever the locale says."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.buffer.flush()
+
+
 def read_text(path: str) -> str:
+    """A file's text, or standard input's for '-': bytes decoded as strict UTF-8, nothing converted ([GEN-1])."""
+    name = "standard input" if path == "-" else path
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from None
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read {name}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
 def load_json_file(path: str) -> Any:
-    """A JSON file's value (strict RFC 8259), or UsageError naming the file and the problem."""
+    """A JSON file's value (strict RFC 8259, no repeated keys), or UsageError naming the file and the problem."""
+    name = "standard input" if path == "-" else path
     text = read_text(path)
     try:
-        return parse_json(text)
-    except (NotJSON, TooDeep) as exc:
-        raise UsageError(f"{path} is not valid JSON: {exc}") from None
+        return load_strict(text)
+    except TooDeep as exc:
+        raise UsageError(f"{name} {exc}") from None
+    except ValueError as exc:
+        raise UsageError(f"{name} is not valid JSON: {exc}") from None
 
 
 if __name__ == "__main__":

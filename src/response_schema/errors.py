@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 # [ERR-2] The closed list of categories, by phase.
 SCHEMA_CATEGORIES = frozenset(
     {
@@ -32,16 +34,25 @@ def pointer(parts: tuple[str | int, ...]) -> str:
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
 
 
+def shown(path: str) -> str:
+    """A JSON Pointer as printed: the root, the empty pointer, as "" (RFC 6901; "/" names the key "")."""
+    return path or '""'
+
+
 class ResponseSchemaError(Exception):
-    """Base of every error the reference raises ([ERR-1])."""
+    """Base of every error the reference raises ([ERR-1]). Picklable with every attribute, so errors cross
+    process boundaries (a ProcessPoolExecutor, SECURITY.md)."""
 
     phase = ""
 
     def __init__(self, category: str, path: str, message: str) -> None:
-        super().__init__(f"{category} at {path or '/'}: {message}")
+        super().__init__(f"{category} at {shown(path)}: {message}")
         self.category = category
         self.path = path
         self.message = message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.category, self.path, self.message), self.__dict__)
 
 
 class SchemaError(ResponseSchemaError):

@@ -29,6 +29,11 @@ class Parser:
             raise ParseError("type-mismatch", "", f"the input must be a string, not {type(text).__name__}")
         return walk(self.root, text)
 
+    def __repr__(self) -> str:
+        root = self.root
+        keys = ", ".join(name for name, _ in root.properties)
+        return f"<response_schema.Parser type={root.type or 'any'}{f' properties=[{keys}]' if keys else ''}>"
+
 
 def walk(node: Node, content: Any) -> Any:
     """One node's processing steps, in the order of [NODE-1]."""

@@ -82,23 +82,34 @@ def compile_schema(schema: Any) -> Node:
 
 def is_json_value(value: Any) -> bool:
     """True when ``value`` is a JSON value: null, a boolean, a finite number, a string, an array of JSON
-    values, or an object with string keys and JSON values ([SCHEMA-13]). Iterative, so depth cannot crash it."""
-    stack = [value]
+    values, or an object with string keys and JSON values ([SCHEMA-13]). Iterative, so depth cannot crash it;
+    a container that contains itself is not JSON, and one shared many times is checked once."""
+    checked: set[int] = set()  # containers whose whole content is JSON
+    open_: set[int] = set()  # containers being checked: meeting one again is a cycle
+    stack: list[tuple[Any, bool]] = [(value, False)]
     while stack:
-        item = stack.pop()
+        item, done = stack.pop()
+        if done:
+            open_.discard(id(item))
+            checked.add(id(item))
+            continue
         if item is None or isinstance(item, (bool, int, str)):
             continue
         if isinstance(item, float):
             if not math.isfinite(item):
                 return False  # native data only
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            if not all(isinstance(key, str) for key in item):
-                return False  # native data only
-            stack.extend(item.values())
-        else:
+            continue
+        if not isinstance(item, (list, dict)):
             return False  # native data only
+        if id(item) in checked:
+            continue
+        if id(item) in open_:
+            return False  # native data only: a cycle
+        if isinstance(item, dict) and not all(isinstance(key, str) for key in item):
+            return False  # native data only
+        open_.add(id(item))
+        stack.append((item, True))
+        stack.extend((child, False) for child in (item.values() if isinstance(item, dict) else item))
     return True
 
 

@@ -33,30 +33,37 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite
 
 
 def parse_json(text: str) -> Any:
-    """Parse ``text`` as one JSON value with optional surrounding whitespace ([JSON-1], [JSON-2])."""
+    """Parse ``text`` as one JSON value with optional surrounding whitespace ([JSON-1], [JSON-2]). Depth is
+    checked first, on the text, so a text too deep is json-too-deep whether or not it is valid ([LIMIT-2])."""
+    if too_deep(text, MAX_JSON_DEPTH):
+        raise TooDeep(f"JSON nests deeper than {MAX_JSON_DEPTH} levels")
     try:
-        value = _DECODER.decode(text)
-    except RecursionError:
-        raise TooDeep(f"JSON nests deeper than {MAX_JSON_DEPTH} levels") from None
+        return _DECODER.decode(text)
     except NotJSON:
         raise
     except ValueError as exc:  # JSONDecodeError, and integers beyond Python's digit limit
         raise NotJSON(str(exc)) from None
-    # Nesting needs an opening bracket a level, so short texts need no walk over the value.
-    if text.count("[") + text.count("{") > MAX_JSON_DEPTH and _depth(value) > MAX_JSON_DEPTH:
-        raise TooDeep(f"JSON nests deeper than {MAX_JSON_DEPTH} levels")
-    return value
 
 
-def _depth(value: Any) -> int:
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return deepest
+_BRACKETS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
+
+
+def too_deep(text: str, limit: int) -> bool:
+    """Whether a JSON text nests deeper than ``limit``, read lexically ([LIMIT-2]): the most "[" and "{" open
+    at once outside strings (a string runs from a '"' to the next unescaped '"', or to the end of the text),
+    where "]" and "}" close one, never below zero. Valid or not, and whatever the platform's recursion limit."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif token in "]}":
+            depth = max(0, depth - 1)
+    return False
 
 
 _GEMMA_STRING = re.compile(r'<\|"\|>(.*?)<\|"\|>', re.DOTALL)

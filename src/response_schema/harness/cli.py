@@ -3,23 +3,66 @@
 from __future__ import annotations
 
 import argparse
-import json
+import math
+import signal
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from ..cli import write_out
 from .check import check_corpus, read_registry, read_retired
-from .corpus import Corpus, Test, case_files, corpus_dir, load
+from .corpus import Corpus, Test, case_files, corpus_dir, load, suite_version
+from .files import Outputs, write_atomic
 from .implementations import PythonCallable, Reference, Subprocess
-from .jsonvalue import load_strict
+from .jsonvalue import dumps, load_strict, printable
 from .outcome import reference_outcomes
-from .report import Terminal, footer, header, read_jsonl, write_jsonl, write_junit, write_markdown
-from .runner import FAILING, STATUSES, KnownFailure, Options, Result, Runner, StartFailure
+from .report import Terminal, footer, header, jsonl_text, junit_text, markdown_text, read_jsonl
+from .runner import (
+    FAILING,
+    STATUSES,
+    Implementation,
+    KnownFailure,
+    Options,
+    Result,
+    Runner,
+    StartFailure,
+    not_as_expected,
+)
 from .serve import serve
 from .spec import read_spec, spec_path
 
 EXIT_OK, EXIT_FAIL, EXIT_HARNESS = 0, 1, 2
+
+
+class Interrupted(Exception):
+    """SIGTERM or SIGHUP arrived: stop like Ctrl-C, then exit 128 + the signal number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def _count(text: str) -> int:
+    """A whole number, zero or more (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number, zero or more")
+    return value
 
 
 def add_conformance_commands(commands: Any) -> None:
@@ -49,7 +92,10 @@ def add_conformance_commands(commands: Any) -> None:
         "record",
         help="fill missing expectations from the reference",
         description="For each test without 'expect' in FILE, run the reference and write its result as the\n"
-        "expectation; review the diff before committing. Other tests are left as they are.",
+        "expectation; review the diff before committing. Other tests are left as they are. The file is\n"
+        "replaced in one step (a temporary file, then a rename), and only when something was recorded.\n\n"
+        "exit codes: 0 recorded (or nothing to record), 2 the file cannot be read, is malformed or cannot\n"
+        "be written.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     record.add_argument("file", metavar="FILE", type=Path, help="a case file")
@@ -62,8 +108,11 @@ def add_conformance_commands(commands: Any) -> None:
         description="Run an implementation (the bundled reference by default) over conformance cases (the bundled\n"
         "corpus by default) and report a verdict for every test: pass, fail, error, timeout, crash,\n"
         "unsupported, skip, xfail, xpass or not-run.\n\n"
+        "A run that would judge nothing is refused (exit 2): no test selected, or selected tests without\n"
+        "an expectation (unless --allow-unrecorded). Report files are opened before the run starts.\n\n"
         "exit codes: 0 every test as expected, 1 conformance failures, 2 the harness could not do its job\n"
-        "(bad arguments, unreadable cases, an implementation that never started).",
+        "(bad arguments, unreadable cases or outputs, an implementation that never started), 130/143/129\n"
+        "interrupted by SIGINT/SIGTERM/SIGHUP (the reports are written, marked interrupted).",
     )
     which = run.add_mutually_exclusive_group()
     which.add_argument("--python", metavar="MODULE:CALLABLE", help="an in-process Python implementation (no timeout)")
@@ -83,32 +132,48 @@ def add_conformance_commands(commands: Any) -> None:
         metavar="FEATURE",
         action="append",
         default=[],
-        help="leave out tests that need FEATURE (repeatable)",
+        help="leave out tests that need FEATURE (repeatable; a name from features.json)",
     )
-    run.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS", help="per test (default 5)")
     run.add_argument(
-        "--startup-timeout", type=float, default=10.0, metavar="SECONDS", help="for the hello answer (default 10)"
+        "--exclude-tag",
+        metavar="TAG",
+        action="append",
+        default=[],
+        help="leave out tests with TAG (repeatable; a name from features.json)",
+    )
+    run.add_argument("--timeout", type=_seconds, default=5.0, metavar="SECONDS", help="per test (default 5)")
+    run.add_argument(
+        "--startup-timeout", type=_seconds, default=10.0, metavar="SECONDS", help="for the hello answer (default 10)"
     )
     run.add_argument(
         "--max-restarts",
-        type=int,
+        type=_count,
         default=10,
         metavar="N",
         help="restarts allowed after crashes and hangs before the rest is not-run (default 10)",
     )
     run.add_argument("--known-failures", type=Path, metavar="FILE", help="expected failures, keyed by test id")
-    run.add_argument("--strict", action="store_true", help="a known failure that passes (xpass) fails the run")
+    run.add_argument(
+        "--strict", action="store_true", help="a known failure that passes (xpass) or a skipped test fails the run"
+    )
+    run.add_argument(
+        "--allow-unrecorded",
+        action="store_true",
+        help="run even when selected tests have no expectation (they are skip); without it that is exit 2",
+    )
     run.add_argument("--report", type=Path, metavar="FILE.jsonl", help="write the JSON-lines report")
     run.add_argument("--junit", type=Path, metavar="FILE.xml", help="write JUnit XML")
     run.add_argument("--markdown", type=Path, metavar="FILE.md", help="write a Markdown compliance table")
-    run.add_argument("--show", type=int, default=20, metavar="N", help="failures shown in full (default 20)")
+    run.add_argument("--show", type=_count, default=20, metavar="N", help="failures shown in full (default 20)")
     run.set_defaults(run=_run)
 
     server = sub.add_parser(
         "serve",
         help="the reference speaking protocol v1 on stdin/stdout",
         description="Serve the reference over protocol v1 (conformance/PROTOCOL.md): JSON lines on standard input\n"
-        "and output. Other harnesses and languages can use it as an oracle.",
+        "and output. Other harnesses and languages can use it as an oracle.\n\n"
+        "exit codes: 0 every request was understood, 2 some line was not JSON or not a known request\n"
+        "(each is reported on standard error and not answered).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     server.set_defaults(run=lambda args: serve(sys.stdin.buffer, sys.stdout.buffer))
@@ -117,7 +182,8 @@ def add_conformance_commands(commands: Any) -> None:
         "known-failures",
         help="write a known-failures file from a report",
         description="Write a known-failures file (JSON keyed by test id) with every test of REPORT.jsonl that did\n"
-        "not pass; replace each reason before committing it.",
+        "not pass; replace each reason before committing it.\n\n"
+        "exit codes: 0 written, 2 the report cannot be read or the output cannot be written.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     known.add_argument("report", metavar="REPORT.jsonl", type=Path)
@@ -144,12 +210,15 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
-    corpus = load([args.file])
+    path: Path = args.file
+    if not path.is_file():
+        return _harness_error(f"{path} is not a case file")
+    corpus = load([path])
     if corpus.problems:
         for problem in corpus.problems:
             print(problem, file=sys.stderr)
         return EXIT_HARNESS
-    data = load_strict(args.file.read_text(encoding="utf-8"))
+    data = load_strict(path.read_text(encoding="utf-8"))
     filled = 0
     for group_data, group in zip(data["groups"], corpus.groups, strict=True):
         missing = [index for index, test in enumerate(group_data["tests"]) if "expect" not in test]
@@ -159,72 +228,123 @@ def _record(args: argparse.Namespace) -> int:
                 outcome = {"error": {key: outcome["error"][key] for key in ("phase", "category")}}
             group_data["tests"][index]["expect"] = outcome
             filled += 1
-    args.file.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"{args.file}: recorded {filled} expectation{'s' if filled != 1 else ''}")
+    if filled:
+        try:
+            write_atomic(path, dumps(data, indent=2) + "\n")  # the corpus's own layout: only expectations change
+        except OSError as exc:
+            return _harness_error(f"cannot write {path}: {exc.strerror or exc}")
+    print(f"{path}: recorded {filled} expectation{'s' if filled != 1 else ''}")
     return EXIT_OK
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.command is not None and not args.command.strip():
+        return _harness_error("--command is empty (an unset variable?): name the program to run")
     paths = args.cases or [corpus_dir()]
     corpus = load(paths)
     if corpus.problems or not corpus.groups:
         for problem in corpus.problems:
             print(problem, file=sys.stderr)
-        print(
-            f"response-schema: {'no cases found' if not corpus.problems else 'the cases have problems'}",
-            file=sys.stderr,
-        )
-        return EXIT_HARNESS
+        return _harness_error("no cases found" if not corpus.problems else "the cases have problems")
+    registry = read_registry(corpus_dir())
+    unknown = [f"feature {name!r}" for name in args.exclude_feature if name not in registry.features]
+    unknown += [f"tag {name!r}" for name in args.exclude_tag if name not in registry.tags]
+    if unknown:
+        return _harness_error(f"unknown {', '.join(unknown)} (features.json lists the names)")
     try:
         known = _read_known_failures(args.known_failures, corpus) if args.known_failures else {}
-        implementation = (
-            Subprocess(args.command, args.startup_timeout)
-            if args.command
-            else PythonCallable(args.python)
-            if args.python
-            else Reference()
-        )
-    except (OSError, ValueError, ImportError, AttributeError) as exc:
-        print(f"response-schema: {exc}", file=sys.stderr)
-        return EXIT_HARNESS
+    except ValueError as exc:
+        return _harness_error(str(exc))
     selected = [(group, [test for test in group.tests if _selected(test, args)]) for group in corpus.groups]
     selected = [(group, tests) for group, tests in selected if tests]
     total = sum(len(tests) for _, tests in selected)
-    terminal = Terminal(sys.stdout, total, args.show)
-    runnable = [(group, [test for test in tests if test.expect is not None]) for group, tests in selected]
-    options = Options(args.timeout, args.max_restarts, known)
-    runner = Runner(implementation, options, lambda result: terminal.progress(result.status))
-    started = time.perf_counter()
+    if not total:
+        return _harness_error("no test selected" + (f" by -k {' -k '.join(args.select)}" if args.select else ""))
+    unrecorded = [test.id for _, tests in selected for test in tests if test.expect is None]
+    if unrecorded and not args.allow_unrecorded:
+        listed = ", ".join(unrecorded[:5]) + (f" and {len(unrecorded) - 5} more" if len(unrecorded) > 5 else "")
+        return _harness_error(
+            f"{len(unrecorded)} selected test{'s have' if len(unrecorded) != 1 else ' has'} no expectation "
+            f"({listed}): fill them with 'conformance record FILE', or run them as skip with --allow-unrecorded"
+        )
     try:
-        results = runner.run([(group, tests) for group, tests in runnable if tests])
+        implementation = _implementation(args)
+        outputs = Outputs({"--report": args.report, "--junit": args.junit, "--markdown": args.markdown})
+    except (OSError, ValueError) as exc:
+        return _harness_error(str(exc))
+    terminal = Terminal(sys.stdout, total, args.show, args.strict)
+    runnable = [(group, [test for test in tests if test.expect is not None]) for group, tests in selected]
+    runner = Runner(
+        implementation, Options(args.timeout, args.max_restarts, known), lambda r: terminal.progress(r.status)
+    )
+    started = time.perf_counter()
+    interrupted = 0
+    handlers = {signum: signal.signal(signum, _raise_interrupted) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        runner.run([(group, tests) for group, tests in runnable if tests])
     except StartFailure as exc:
-        print(f"response-schema: the implementation did not start: {exc}", file=sys.stderr)
+        outputs.discard()
         tail = implementation.stderr_tail()
-        if tail:
-            print(f"its stderr ended with:\n{tail}", file=sys.stderr)
-        return EXIT_HARNESS
-    results += [
-        Result(test, "skip", message="the case has no expect")
-        for _, tests in selected
-        for test in tests
-        if test.expect is None
-    ]
-    seconds = time.perf_counter() - started
+        return _harness_error(
+            f"the implementation did not start: {exc}" + (f"\nits stderr ended with:\n{tail}" if tail else "")
+        )
+    except KeyboardInterrupt:
+        interrupted = signal.SIGINT
+    except Interrupted as exc:
+        interrupted = exc.signum
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    judged = {result.test.id: result for result in runner.results}
+    cause = signal.Signals(interrupted).name if interrupted else ""
+    results = [judged.get(test.id) or _unjudged(test, cause) for _, tests in selected for test in tests]
     records = [result.as_json() for result in results]
-    head = header(_suite_version(), implementation.info.as_json(), _options(args))
-    terminal.summary(head, records, seconds, args.strict)
-    if args.report:
-        write_jsonl(args.report, head, records, footer(records, seconds))
-    if args.junit:
-        write_junit(args.junit, head, records)
-    if args.markdown:
-        write_markdown(args.markdown, head, records)
-    failing = any(r["status"] in FAILING or (args.strict and r["status"] == "xpass") for r in records)
-    return EXIT_FAIL if failing else EXIT_OK
+    head = header(suite_version(corpus_dir()), implementation.info.as_json(), _options(args))
+    foot = footer(records, time.perf_counter() - started, cause)
+    try:
+        outputs.write(
+            {
+                "--report": jsonl_text(head, records, foot),
+                "--junit": junit_text(head, records, foot),
+                "--markdown": markdown_text(head, records, foot),
+            }
+        )
+    except OSError as exc:
+        return _harness_error(f"cannot write the reports: {exc}")
+    terminal.summary(head, records, foot)
+    if interrupted:
+        return 128 + interrupted
+    return EXIT_FAIL if any(not_as_expected(record["status"], args.strict) for record in records) else EXIT_OK
+
+
+def _implementation(args: argparse.Namespace) -> Implementation:
+    if args.command is not None:
+        return Subprocess(args.command, args.startup_timeout)
+    if args.python is not None:
+        try:
+            return PythonCallable(args.python)
+        except (ImportError, AttributeError, SystemExit) as exc:
+            raise ValueError(f"cannot load --python {args.python}: {type(exc).__name__}: {exc}") from None
+    return Reference()
+
+
+def _unjudged(test: Test, cause: str) -> Result:
+    if test.expect is None:
+        return Result(test, "skip", message="the case has no expect (--allow-unrecorded)")
+    return Result(test, "not-run", message=f"the run was interrupted ({cause})")
+
+
+def _raise_interrupted(signum: int, frame: object) -> None:
+    raise Interrupted(signum)
+
+
+def _harness_error(message: str) -> int:
+    print(printable(f"response-schema: {message}"), file=sys.stderr)
+    return EXIT_HARNESS
 
 
 def _selected(test: Test, args: argparse.Namespace) -> bool:
-    if test.features & set(args.exclude_feature):
+    if test.features & set(args.exclude_feature) or test.tags & set(args.exclude_tag):
         return False
     if not args.select:
         return True
@@ -235,9 +355,9 @@ def _selected(test: Test, args: argparse.Namespace) -> bool:
 def _read_known_failures(path: Path, corpus: Corpus) -> dict[str, KnownFailure]:
     try:
         data = load_strict(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {path}: {exc}") from None
-    except (ValueError, RecursionError) as exc:
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
         raise ValueError(f"{path} is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: must be an object keyed by test id")
@@ -265,24 +385,24 @@ def _read_known_failures(path: Path, corpus: Corpus) -> dict[str, KnownFailure]:
 def _known_failures(args: argparse.Namespace) -> int:
     try:
         _, records = read_jsonl(args.report)
-    except (OSError, ValueError) as exc:
-        print(f"response-schema: {exc}", file=sys.stderr)
-        return EXIT_HARNESS
+    except OSError as exc:
+        return _harness_error(f"cannot read {args.report}: {exc.strerror or exc}")
+    except ValueError as exc:
+        return _harness_error(str(exc))
     entries = {
         record["id"]: {"status": record["status"], "reason": "TODO: explain, naming the SPEC.md rule"}
         for record in records
         if record["status"] in FAILING
     }
-    text = json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
-    if args.output:
-        args.output.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    text = dumps(entries, indent=2) + "\n"
+    if not args.output:
+        write_out(text)
+        return EXIT_OK
+    try:
+        write_atomic(args.output, text)
+    except OSError as exc:
+        return _harness_error(f"cannot write {args.output}: {exc.strerror or exc}")
     return EXIT_OK
-
-
-def _suite_version() -> str:
-    return (corpus_dir() / "VERSION").read_text(encoding="utf-8").strip()
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:

@@ -84,6 +84,11 @@ def corpus_dir() -> Path:
     raise FileNotFoundError("the bundled conformance corpus is missing from this installation")
 
 
+def suite_version(corpus: Path) -> str:
+    """The corpus version (its VERSION file)."""
+    return (corpus / "VERSION").read_text(encoding="utf-8").strip()
+
+
 def case_files(paths: Iterable[Path]) -> list[Path]:
     """The case files named by ``paths``: files as given, directories searched for *.json below a cases/
     folder, or below the folder itself when it has none."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
-import json
 import os
 import queue
 import shlex
@@ -20,6 +19,7 @@ from typing import Any
 
 from .. import FEATURES, __version__
 from .corpus import Group, Test
+from .jsonvalue import MAX_DEPTH, TooDeep, dumps, load_strict
 from .outcome import Outcome, reference_outcomes
 
 PROTOCOL = 1
@@ -50,12 +50,14 @@ class Info:
 
 class ProtocolFailure(Exception):
     """The implementation did not answer as the protocol says. ``status`` is the verdict it earns:
-    crash (it exited or closed stdout), timeout, or error (garbage, wrong seq, wrong count)."""
+    crash (it exited or closed stdout), timeout, or error (garbage, wrong seq, wrong count). ``in_sync``
+    when the process is known to be fine and ready for the next request, so it need not be restarted."""
 
-    def __init__(self, status: str, message: str) -> None:
+    def __init__(self, status: str, message: str, in_sync: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.in_sync = in_sync
 
 
 class InProcess:
@@ -109,7 +111,7 @@ class PythonCallable(InProcess):
         for test in tests:
             try:
                 outcomes.append({"output": self.function(group.schema, test.input)})
-            except Exception as exc:  # any failure of the implementation is its answer
+            except (Exception, SystemExit) as exc:  # any failure of the implementation is its answer
                 error = {"phase": getattr(exc, "phase", None), "category": getattr(exc, "category", None)}
                 outcomes.append({"error": error | {"message": f"{type(exc).__name__}: {exc}"}})
         return outcomes
@@ -183,7 +185,7 @@ class Subprocess:
         process = self.process
         assert process is not None and process.stdin is not None
         try:
-            process.stdin.write(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
+            process.stdin.write(dumps(message).encode("utf-8") + b"\n")
             process.stdin.flush()
         except (BrokenPipeError, OSError):
             raise ProtocolFailure("crash", f"the process closed its input (exit code {process.poll()})") from None
@@ -195,9 +197,11 @@ class Subprocess:
         if kind == "oversize":
             raise ProtocolFailure("error", f"an output line longer than {self.line_limit} bytes")
         try:
-            answer = json.loads(line)
-        except (ValueError, RecursionError):
-            raise ProtocolFailure("error", f"not a JSON line: {_preview(line)}") from None
+            answer = load_strict(line.decode("utf-8"))
+        except TooDeep:  # the whole line was read: the process is ready for the next request
+            raise ProtocolFailure("error", f"the answer nests deeper than {MAX_DEPTH} levels", in_sync=True) from None
+        except ValueError as exc:  # not JSON, not UTF-8, a repeated key, NaN
+            raise ProtocolFailure("error", f"not a JSON line ({exc}): {_preview(line)}") from None
         if not isinstance(answer, dict):
             raise ProtocolFailure("error", f"not a JSON object: {_preview(line)}")
         return answer

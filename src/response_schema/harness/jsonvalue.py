@@ -1,31 +1,69 @@
-"""JSON's equality and a JSON reader that keeps what the text says, for the corpus and the protocol."""
+"""JSON as the tools read and write it: strict reading that names what is wrong, writing that never fails on a
+value JSON can hold, and JSON's own equality."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+from ..textparsers import too_deep
+
+MAX_DEPTH = 512  # files, reports and protocol answers may nest this deep; deeper is refused, whatever the platform
 
 
 def json_equal(left: Any, right: Any) -> bool:
     """Equality as JSON means it: objects without key order, numbers by value, booleans never equal to
-    numbers, null equal only to null. (Python's == says True == 1 and 1.0 == True.)"""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left == right
-    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
-        return left == right
-    if isinstance(left, str) and isinstance(right, str):
-        return left == right
-    if left is None or right is None:
-        return left is None and right is None
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right, strict=True))
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(json_equal(value, right[key]) for key, value in left.items())
+    numbers, null equal only to null. (Python's == says True == 1 and 1.0 == True.) Iterative: any depth."""
+    stack = [(left, right)]
+    while stack:
+        a, b = stack.pop()
+        if isinstance(a, bool) or isinstance(b, bool):
+            if not (isinstance(a, bool) and isinstance(b, bool) and a == b):
+                return False
+        elif (isinstance(a, (int, float)) and isinstance(b, (int, float))) or (
+            isinstance(a, str) and isinstance(b, str)
+        ):
+            if a != b:
+                return False
+        elif a is None or b is None:
+            if not (a is None and b is None):
+                return False
+        elif isinstance(a, list) and isinstance(b, list):
+            if len(a) != len(b):
+                return False
+            stack.extend(zip(a, b, strict=True))
+        elif isinstance(a, dict) and isinstance(b, dict):
+            if a.keys() != b.keys():
+                return False
+            stack.extend((value, b[key]) for key, value in a.items())
+        else:
+            return False
+    return True
+
+
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether a value nests more than ``limit`` arrays and objects deep. Iterative: any depth."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
     return False
 
 
-class DuplicateKey(ValueError):
+class JSONTextError(ValueError):
+    """The text is not strict JSON, or is JSON the tools refuse (a repeated key, too deep)."""
+
+
+class DuplicateKey(JSONTextError):
     """An object in the JSON text repeats a key."""
+
+
+class TooDeep(JSONTextError):
+    """Valid or not, the text nests deeper than MAX_DEPTH."""
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -38,17 +76,36 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise JSONTextError(f"{name} is not JSON")
 
 
 _STRICT = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
 
 
 def load_strict(text: str) -> Any:
-    """Parse RFC 8259 JSON, refusing NaN/Infinity and repeated keys (ValueError, RecursionError)."""
-    return _STRICT.decode(text)
+    """Parse RFC 8259 JSON, refusing a byte order mark, NaN/Infinity, repeated keys and nesting deeper than
+    MAX_DEPTH. Every failure is a JSONTextError (a ValueError) whose message says which."""
+    if text.startswith("\ufeff"):
+        raise JSONTextError("starts with a byte order mark (U+FEFF): save it as UTF-8 without one")
+    if too_deep(text, MAX_DEPTH):
+        raise TooDeep(f"nests deeper than {MAX_DEPTH} levels")
+    try:
+        return _STRICT.decode(text)
+    except JSONTextError:
+        raise
+    except ValueError as exc:
+        raise JSONTextError(str(exc)) from None
 
 
-def dumps(value: Any) -> str:
-    """Compact JSON text for reports and diffs."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=False)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dumps(value: Any, indent: int | None = None) -> str:
+    """JSON text that can always be written as UTF-8: non-ASCII characters as themselves, and a lone surrogate
+    (which JSON allows as an escape, [JSONB-1]) as its \\uXXXX escape."""
+    return printable(json.dumps(value, ensure_ascii=False, indent=indent))
+
+
+def printable(text: str) -> str:
+    """``text`` with lone surrogates escaped, for a terminal, a log or a file."""
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)

@@ -4,14 +4,15 @@ are rendered from the same records."""
 from __future__ import annotations
 
 import difflib
-import json
 import os
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, TextIO
 from xml.etree import ElementTree
 
-from .runner import FAILING, STATUSES
+from .jsonvalue import dumps, load_strict, printable
+from .runner import STATUSES, not_as_expected
 
 Record = dict[str, Any]
 
@@ -20,8 +21,10 @@ def header(suite_version: str, implementation: dict[str, Any], options: dict[str
     return {"type": "header", "suite_version": suite_version, "implementation": implementation, "options": options}
 
 
-def footer(records: list[Record], seconds: float) -> Record:
-    return {"type": "footer", "counts": counts(records), "total": len(records), "seconds": round(seconds, 3)}
+def footer(records: list[Record], seconds: float, interrupted: str = "") -> Record:
+    """The last line of a report; ``interrupted`` names the signal that cut the run short, if one did."""
+    foot = {"type": "footer", "counts": counts(records), "total": len(records), "seconds": round(seconds, 3)}
+    return foot | {"interrupted": interrupted} if interrupted else foot
 
 
 def counts(records: list[Record]) -> dict[str, int]:
@@ -29,10 +32,8 @@ def counts(records: list[Record]) -> dict[str, int]:
     return {status: tally[status] for status in STATUSES if tally[status]}
 
 
-def write_jsonl(path: Path, head: Record, records: list[Record], foot: Record) -> None:
-    with path.open("w", encoding="utf-8") as handle:
-        for record in [head, *({"type": "test"} | record for record in records), foot]:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+def jsonl_text(head: Record, records: list[Record], foot: Record) -> str:
+    return "".join(dumps(record) + "\n" for record in [head, *({"type": "test"} | r for r in records), foot])
 
 
 def read_jsonl(path: Path) -> tuple[Record, list[Record]]:
@@ -41,7 +42,7 @@ def read_jsonl(path: Path) -> tuple[Record, list[Record]]:
     records = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         try:
-            record = json.loads(line)
+            record = load_strict(line)
         except ValueError:
             raise ValueError(f"{path}:{number}: not a JSON line") from None
         if not isinstance(record, dict):
@@ -55,9 +56,11 @@ def read_jsonl(path: Path) -> tuple[Record, list[Record]]:
     return head, records
 
 
-def write_junit(path: Path, head: Record, records: list[Record]) -> None:
-    """JUnit XML: one testsuite per area, one testcase per test."""
-    name = head["implementation"].get("name", "implementation")
+def junit_text(head: Record, records: list[Record], foot: Record) -> str:
+    """JUnit XML: one testsuite per area, one testcase per test; an interrupted run gets a "harness" suite
+    whose one test is in error. Characters XML 1.0 cannot hold (ANSI escapes, lone surrogates) are shown
+    as escapes, so the document is always well formed."""
+    name = _xml(head["implementation"].get("name", "implementation"))
     root = ElementTree.Element("testsuites", name=f"response-schema conformance: {name}")
     by_area: dict[str, list[Record]] = defaultdict(list)
     for record in records:
@@ -70,25 +73,47 @@ def write_junit(path: Path, head: Record, records: list[Record]) -> None:
             case = ElementTree.SubElement(
                 suite,
                 "testcase",
-                classname=f"{area}.{record['group']}",
-                name=record["id"],
+                classname=_xml(f"{area}.{record['group']}"),
+                name=_xml(record["id"]),
                 time=f"{record['duration_ms'] / 1000:.6f}",
             )
             kind = _junit_kind(record["status"])
             tally["tests"] += 1
             if kind:
                 tally[{"failure": "failures", "error": "errors", "skipped": "skipped"}[kind]] += 1
-                element = ElementTree.SubElement(case, kind, message=_junit_message(record), type=record["status"])
+                element = ElementTree.SubElement(
+                    case, kind, message=_xml(_junit_message(record)), type=record["status"]
+                )
                 if kind != "skipped":
-                    element.text = _expected_actual(record)
+                    element.text = _xml(_expected_actual(record))
             if record.get("stderr"):
-                ElementTree.SubElement(case, "system-err").text = record["stderr"]
+                ElementTree.SubElement(case, "system-err").text = _xml(record["stderr"])
         for key in ("tests", "failures", "errors", "skipped"):
             suite.set(key, str(tally[key]))
             totals[key] += tally[key]
+    if foot.get("interrupted"):
+        suite = ElementTree.SubElement(root, "testsuite", name="harness", tests="1", failures="0", errors="1")
+        case = ElementTree.SubElement(suite, "testcase", classname="harness", name="run-interrupted")
+        ElementTree.SubElement(case, "error", message=_interrupted_text(foot), type="interrupted")
+        totals["tests"] += 1
+        totals["errors"] += 1
     for key in ("tests", "failures", "errors", "skipped"):
         root.set(key, str(totals[key]))
-    ElementTree.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
+
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml(text: str) -> str:
+    """``text`` with every character XML 1.0 forbids written as a visible escape (\\x1b, \\ud800)."""
+    return _NOT_XML.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text
+    )
+
+
+def _interrupted_text(foot: Record) -> str:
+    return f"the run was interrupted ({foot['interrupted']}): tests after that are not-run, the counts are partial"
 
 
 def _junit_kind(status: str) -> str:
@@ -105,7 +130,7 @@ def _junit_message(record: Record) -> str:
     return str(record.get("message") or record["status"])
 
 
-def write_markdown(path: Path, head: Record, records: list[Record]) -> None:
+def markdown_text(head: Record, records: list[Record], foot: Record) -> str:
     """A compliance table per area and per feature."""
     implementation = head["implementation"]
     lines = [
@@ -118,7 +143,9 @@ def write_markdown(path: Path, head: Record, records: list[Record]) -> None:
     ]
     lines += _table("area", _tally(records, lambda record: [record["area"]]))
     lines += ["", *_table("feature", _tally(records, lambda record: record["features"] or ["(core)"]))]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if foot.get("interrupted"):
+        lines += ["", f"**Interrupted**: {_interrupted_text(foot)}."]
+    return printable("\n".join(lines) + "\n")
 
 
 def _tally(records: list[Record], keys: Any) -> dict[str, Counter[str]]:
@@ -153,10 +180,11 @@ def _table(title: str, table: dict[str, Counter[str]]) -> list[str]:
 class Terminal:
     """Progress while running (only on a terminal) and the summary at the end."""
 
-    def __init__(self, stream: TextIO, total: int, show: int) -> None:
+    def __init__(self, stream: TextIO, total: int, show: int, strict: bool) -> None:
         self.stream = stream
         self.total = total
         self.show = show
+        self.strict = strict
         self.done = 0
         self.bad = 0
         self.live = stream.isatty()
@@ -164,28 +192,34 @@ class Terminal:
 
     def progress(self, status: str) -> None:
         self.done += 1
-        self.bad += status in FAILING or status == "xpass"
+        self.bad += not_as_expected(status, self.strict)
         if self.live and (self.done % 10 == 0 or self.done == self.total):
             text = f"\r[{self.done}/{self.total}] {self.bad} not as expected"
             self.stream.write(self._paint(text, "31" if self.bad else "32"))
             self.stream.flush()
 
-    def summary(self, head: Record, records: list[Record], seconds: float, strict: bool) -> None:
+    def summary(self, head: Record, records: list[Record], foot: Record) -> None:
         if self.live:
             self.stream.write("\r" + " " * 60 + "\r")
-        shown = 0
-        for record in records:
-            if record["status"] in FAILING or (strict and record["status"] == "xpass"):
-                shown += 1
-                if shown <= self.show:
-                    self.stream.write(self._paint(f"{record['status'].upper()} {record['id']}", "31") + "\n")
-                    self.stream.write(_indent(_expected_actual(record)) + "\n")
-        if shown > self.show:
-            self.stream.write(f"... and {shown - self.show} more (see --report)\n")
+        bad = [record for record in records if not_as_expected(record["status"], self.strict)]
+        for record in bad[: self.show]:
+            self.stream.write(self._paint(f"{record['status'].upper()} {record['id']}", "31") + "\n")
+            self.stream.write(printable(_indent(_expected_actual(record))) + "\n")
+        if len(bad) > self.show:
+            self.stream.write(f"... and {len(bad) - self.show} more (see --report)\n")
         implementation = head["implementation"]
-        tally = ", ".join(f"{count} {status}" for status, count in counts(records).items())
-        name = f"{implementation.get('name')} {implementation.get('version', '')}".strip()
-        self.stream.write(f"{name}: {len(records)} tests in {seconds:.2f} s: {tally}\n")
+        tally = ", ".join(f"{count} {status}" for status, count in foot["counts"].items())
+        name = printable(f"{implementation.get('name')} {implementation.get('version', '')}".strip())
+        self.stream.write(f"{name}: {len(records)} tests in {foot['seconds']:.2f} s: {tally}\n")
+        skipped = foot["counts"].get("skip", 0)
+        if skipped:
+            consequence = "they fail the run (--strict)" if self.strict else "with --strict they fail the run"
+            self.stream.write(
+                self._paint(f"WARNING: {skipped} of {len(records)} tests were skipped, not judged; {consequence}", "33")
+                + "\n"
+            )
+        if foot.get("interrupted"):
+            self.stream.write(self._paint(f"INTERRUPTED: {_interrupted_text(foot)}", "31") + "\n")
         if not implementation.get("categorizes_errors", True):
             self.stream.write(
                 "note: this implementation does not categorize errors; error tests were judged only "
@@ -200,8 +234,8 @@ def _expected_actual(record: Record) -> str:
     parts = []
     if record.get("message"):
         parts.append(f"message: {record['message']}")
-    expected = json.dumps(record.get("expected"), indent=2, ensure_ascii=False).splitlines()
-    actual = json.dumps(record.get("actual"), indent=2, ensure_ascii=False).splitlines()
+    expected = dumps(record.get("expected"), indent=2).splitlines()
+    actual = dumps(record.get("actual"), indent=2).splitlines()
     parts.extend(difflib.unified_diff(expected, actual, "expected", "actual", lineterm="", n=2))
     if record.get("stderr"):
         parts.append("stderr (end): " + record["stderr"][-500:])

@@ -11,11 +11,17 @@ from typing import Any, Protocol
 from ..schema import is_json_value
 from .corpus import Group, Test
 from .implementations import Info, ProtocolFailure
+from .jsonvalue import MAX_DEPTH, deeper_than
 from .outcome import Outcome, matches
 
 STATUSES = ("pass", "fail", "error", "timeout", "crash", "unsupported", "skip", "xfail", "xpass", "not-run")
 # Statuses that mean the implementation did not conform (unless a known failure expects them).
 FAILING = frozenset({"fail", "error", "timeout", "crash", "not-run"})
+
+
+def not_as_expected(status: str, strict: bool) -> bool:
+    """Whether a verdict fails the run: a failing status, or under --strict also xpass and skip."""
+    return status in FAILING or (strict and status in ("xpass", "skip"))
 
 
 class Implementation(Protocol):
@@ -81,24 +87,25 @@ class Runner:
         self.progress = progress
         self.restarts_left = options.max_restarts
         self.alive = False
+        self.results: list[Result] = []  # so far: an interrupted run keeps what it judged
 
     def run(self, groups: Iterable[tuple[Group, list[Test]]]) -> list[Result]:
+        """A result for each test, in order. Whatever happens (an interruption too), the implementation is
+        stopped before this returns or raises."""
         try:
-            self.implementation.start()
-        except ProtocolFailure as failure:
-            self.implementation.stop()
-            raise StartFailure(f"{failure.status}: {failure.message}") from None
-        self.alive = True
-        results: list[Result] = []
-        try:
+            try:
+                self.implementation.start()
+            except ProtocolFailure as failure:
+                raise StartFailure(f"{failure.status}: {failure.message}") from None
+            self.alive = True
             for group, tests in groups:
                 for result in self.run_group(group, tests):
                     result.status = self.known(result)
-                    results.append(result)
+                    self.results.append(result)
                     self.progress(result)
         finally:
             self.implementation.stop()
-        return results
+        return self.results
 
     def run_group(self, group: Group, tests: list[Test]) -> list[Result]:
         features = self.implementation.info.features
@@ -120,7 +127,7 @@ class Runner:
         except ProtocolFailure as failure:
             if len(tests) == 1:
                 return [self.failed(tests[0], failure, started)]
-            if not self.restart():
+            if not failure.in_sync and not self.restart():
                 return [Result(test, "not-run", message="the restart budget is spent") for test in tests]
             return [result for test in tests for result in self.batch(group, [test])]
         each = (time.perf_counter() - started) * 1000 / len(tests)
@@ -135,7 +142,8 @@ class Runner:
             failure.message,
             self.implementation.stderr_tail(),
         )
-        self.restart()
+        if not failure.in_sync:
+            self.restart()
         return result
 
     def restart(self) -> bool:
@@ -180,4 +188,6 @@ def _malformed(outcome: Any) -> str:
         return "an error result must be an object"
     if "output" in outcome and not is_json_value(outcome["output"]):
         return f"the output is not JSON (NaN, an infinity, or a key that is not a string): {outcome['output']!r:.200}"
+    if deeper_than(outcome, MAX_DEPTH):
+        return f"the result nests deeper than {MAX_DEPTH} levels"
     return ""

@@ -3,25 +3,28 @@ harness or language can use it as an oracle."""
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, BinaryIO
 
 from .. import FEATURES, __version__
 from .implementations import PROTOCOL
+from .jsonvalue import dumps, load_strict, printable
 from .outcome import reference_outcomes
 
 
 def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
+    """Answer requests until shutdown or the end of input. A request it cannot understand is reported on
+    stderr and not answered; the exit code is then 2 (0 when every request was understood)."""
+    understood = True
     for raw in stdin:
         try:
-            message = json.loads(raw)
-        except ValueError:
-            _error(f"not a JSON line: {raw[:80]!r}")
+            message = load_strict(raw.decode("utf-8"))
+        except ValueError as exc:
+            understood = _error(f"not a JSON line ({exc}): {raw[:80]!r}")
             continue
         command = message.get("cmd") if isinstance(message, dict) else None
         if command == "shutdown":
-            return 0
+            break
         if command == "hello":
             answer: dict[str, Any] = {
                 "protocol": PROTOCOL,
@@ -33,12 +36,13 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
             inputs = [test.get("input", "") if isinstance(test, dict) else "" for test in message["tests"]]
             answer = {"seq": message.get("seq"), "results": reference_outcomes(message.get("schema"), inputs)}
         else:
-            _error(f"unknown message: {raw[:80]!r}")
+            understood = _error(f"unknown message: {raw[:80]!r}")
             continue
-        stdout.write(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
+        stdout.write(dumps(answer).encode("utf-8") + b"\n")
         stdout.flush()
-    return 0
+    return 0 if understood else 2
 
 
-def _error(text: str) -> None:
-    print(f"response-schema serve: {text}", file=sys.stderr)
+def _error(text: str) -> bool:
+    print(printable(f"response-schema serve: {text}"), file=sys.stderr)
+    return False
