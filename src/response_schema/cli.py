@@ -10,7 +10,7 @@ from typing import Any
 
 from . import SPEC_VERSION, __version__, compile
 from .errors import ParseError, SchemaError, shown
-from .harness.jsonvalue import TooDeep, dumps, load_strict, printable
+from .harness.jsonvalue import Refused, dumps, load_strict, printable
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away (`| head`)
@@ -176,7 +176,7 @@ def load_json_file(path: str) -> Any:
     text = read_text(path)
     try:
         return load_strict(text)
-    except TooDeep as exc:
+    except Refused as exc:
         raise UsageError(f"{name} {exc}") from None
     except ValueError as exc:
         raise UsageError(f"{name} is not valid JSON: {exc}") from None

@@ -58,12 +58,20 @@ class JSONTextError(ValueError):
     """The text is not strict JSON, or is JSON the tools refuse (a repeated key, too deep)."""
 
 
-class DuplicateKey(JSONTextError):
+class Refused(JSONTextError):
+    """Text that may well be JSON, but that the tools refuse: the message says why, not "not valid JSON"."""
+
+
+class DuplicateKey(Refused):
     """An object in the JSON text repeats a key."""
 
 
-class TooDeep(JSONTextError):
+class TooDeep(Refused):
     """Valid or not, the text nests deeper than MAX_DEPTH."""
+
+
+class ByteOrderMark(Refused):
+    """The text starts with U+FEFF."""
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -86,7 +94,7 @@ def load_strict(text: str) -> Any:
     """Parse RFC 8259 JSON, refusing a byte order mark, NaN/Infinity, repeated keys and nesting deeper than
     MAX_DEPTH. Every failure is a JSONTextError (a ValueError) whose message says which."""
     if text.startswith("\ufeff"):
-        raise JSONTextError("starts with a byte order mark (U+FEFF): save it as UTF-8 without one")
+        raise ByteOrderMark("starts with a byte order mark (U+FEFF): save it as UTF-8 without one")
     if too_deep(text, MAX_DEPTH):
         raise TooDeep(f"nests deeper than {MAX_DEPTH} levels")
     try:
