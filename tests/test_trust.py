@@ -10,6 +10,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import tarfile
 import textwrap
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -539,3 +540,20 @@ def test_parse_takes_the_schema_from_stdin(tmp_path: Path) -> None:
     result = cli("parse", "-", str(tmp_path / "in.txt"), stdin=b'{"type": "string"}')
     assert result.returncode == 0 and json.loads(result.stdout) == "hi"
     assert "cannot both be standard input" in one_line_error(cli("parse", "-", "-"))
+
+
+def test_the_sdist_holds_every_file_the_tests_need(tmp_path: Path) -> None:
+    pytest.importorskip("build")
+    result = subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(tmp_path), str(ROOT)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "would be ignored" not in result.stdout + result.stderr
+    (sdist,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    needed = {"tox.ini", "README.md", "SPEC.md", "tests/conftest.py", "tests/implementations/misbehave.py"}
+    needed |= {str(path.relative_to(ROOT)) for folder in ("tests", "benchmarks", "conformance") for path in
+               (ROOT / folder).rglob("*") if path.is_file() and "__pycache__" not in path.parts}  # fmt: skip
+    assert needed <= names, sorted(needed - names)
