@@ -135,4 +135,5 @@ def test_json_equality_is_json_s() -> None:
     assert not json_equal([1, 2], [2, 1])
     assert not json_equal([[1]], [[1, 1]])
     assert not json_equal("1", 1)
-    assert not json_equal(2**53 + 1, float(2**53 + 1))
+    assert not json_equal(2**53 + 1, 2**53)  # integers: exact
+    assert json_equal(2**53 + 1, float(2**53 + 1))  # a double on one side: compared as doubles (PROTOCOL.md)

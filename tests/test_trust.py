@@ -557,3 +557,57 @@ def test_the_sdist_holds_every_file_the_tests_need(tmp_path: Path) -> None:
     needed |= {str(path.relative_to(ROOT)) for folder in ("tests", "benchmarks", "conformance") for path in
                (ROOT / folder).rglob("*") if path.is_file() and "__pycache__" not in path.parts}  # fmt: skip
     assert needed <= names, sorted(needed - names)
+
+
+# SPEC 1.1 and PROTOCOL: numbers, unrepresentable results, sets of categories
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "equal"),
+    [
+        (-1.2345678901234568e20, -123456789012345680000, True),  # a double written as a JavaScript integer
+        (7.0, 7, True),
+        (2**53 + 1, 2**53, False),  # two integers compare exactly
+        (2**53 + 1, float(2**53), True),  # a double on either side: compared as doubles
+        (10**400, 1e308, False),  # no double equals this integer
+        (True, 1, False),
+        ([1, {"a": 1.0}], [1.0, {"a": 1}], True),
+    ],
+)
+def test_numbers_compare_as_json_means_them(expected: Any, actual: Any, equal: bool) -> None:
+    from response_schema.harness.jsonvalue import json_equal
+
+    assert json_equal(expected, actual) is equal
+    assert json_equal(actual, expected) is equal
+
+
+def test_an_unrepresentable_result_is_an_error_never_a_pass(tmp_path: Path) -> None:
+    body = "def answer(m):\n    return [{'unrepresentable': 'NaN at /'} for t in m['tests']]\n"
+    path = write_json(tmp_path / "c.json", SMALL)
+    report = tmp_path / "r.jsonl"
+    result = cli("conformance", "run", "--cases", str(path), "--command", implementation(tmp_path, body),
+                 "--report", str(report))  # fmt: skip
+    assert result.returncode == 1
+    records = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()[1:-1]]
+    assert {(r["status"], r["message"]) for r in records} == {
+        ("error", "the result cannot be written as JSON: NaN at /")
+    }
+
+
+def test_an_error_expectation_may_list_categories(tmp_path: Path) -> None:
+    cases = json.loads(json.dumps(SMALL))
+    cases["groups"][0]["schema"] = {"type": "nope", "x-nope": 1}
+    for test in cases["groups"][0]["tests"]:
+        del test["expect"]
+    path = write_json(tmp_path / "c.json", cases)
+    assert cli("conformance", "record", str(path)).returncode == 0
+    recorded = json.loads(path.read_text(encoding="utf-8"))["groups"][0]["tests"][0]["expect"]
+    assert recorded == {"error": {"phase": "schema", "category": ["unknown-keyword", "invalid-keyword"]}}
+    for category in ("invalid-keyword", "unknown-keyword"):
+        error = {"error": {"phase": "schema", "category": category}}
+        body = f"def answer(m):\n    return [{error!r} for t in m['tests']]\n"
+        run = cli("conformance", "run", "--cases", str(path), "--command", implementation(tmp_path, body))
+        assert run.returncode == 0, run.stdout
+    cases["groups"][0]["tests"][0]["expect"] = {"error": {"phase": "schema", "category": ["invalid-keyword"]}}
+    write_json(path, cases)
+    assert b"2 or more distinct strings" in cli("conformance", "check", str(path)).stdout

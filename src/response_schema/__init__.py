@@ -11,8 +11,8 @@ from .errors import ParseError, ResponseSchemaError, SchemaError
 from .parser import Parser
 from .schema import compile_schema
 
-__version__ = "0.1.0"
-SPEC_VERSION = "1"
+__version__ = "0.2.0"
+SPEC_VERSION = "1.1"
 # The optional features of conformance/features.json that this implementation supports.
 FEATURES = frozenset(
     {
@@ -20,7 +20,12 @@ FEATURES = frozenset(
         "gemma4-tool-call",
         "regex-lookaround",
         "regex-backreference",
+        "regex-backreference-unset",
+        "regex-capture-in-repeat",
+        "regex-scoped-flags",
+        "regex-verbose",
         "regex-python-only",
+        "json-number-kinds",
         "unicode-classes",
         "python-numeric-syntax",
         "big-integers",

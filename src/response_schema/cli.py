@@ -35,7 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _argument_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.run(args))
+        code = int(args.run(args))
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
+        return code
     except UsageError as exc:
         print(f"response-schema: {exc}", file=sys.stderr)
         return EXIT_USAGE

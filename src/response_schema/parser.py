@@ -11,7 +11,7 @@ from typing import Any
 import jmespath.exceptions
 
 from .errors import ParseError
-from .schema import Node
+from .schema import Node, is_json_value
 from .textparsers import NotJSON, TooDeep, gemma4_to_json, parse_json
 
 
@@ -74,7 +74,7 @@ def _stages(node: Node, content: Any) -> Any:
             return NO_VALUE
     if node.parser is not None:  # [PARSER-2]
         content = _run_parser(node, content)
-    if node.mapping is not None or node.mapping_regex:
+    if node.mapping is not None or node.mapping_regex is not None:
         content = _apply_mappings(node, content)
     return content
 
@@ -119,17 +119,21 @@ def _run_parser(node: Node, content: Any) -> Any:
             value = node.transform.search(value)
         except (jmespath.exceptions.JMESPathError, TypeError, ValueError, RecursionError) as exc:
             raise ParseError("transform-failed", node.path, f"transform failed: {exc}") from None
+        if not is_json_value(value):  # [ARGS-5] to_number("inf") and the like
+            raise ParseError("transform-failed", node.path, f"the transform gave a value JSON cannot hold: {value!r}")
     return value
 
 
 def _apply_mappings(node: Node, content: Any) -> Any:
-    """The legacy x-mapping ([MAP-2]) then x-mapping-regex ([MAP-3]), after the parser."""
-    _need_string(node, content, "x-mapping")
+    """The legacy x-mapping ([MAP-2]) then x-mapping-regex ([MAP-3]), after the parser. Each needs a string,
+    even an x-mapping-regex with no pair."""
     if node.mapping is not None:
+        _need_string(node, content, "x-mapping")
         content = _fresh(node.mapping.get(content, content))
-    for pattern, replacement in node.mapping_regex:
+    if node.mapping_regex is not None:
         _need_string(node, content, "x-mapping-regex")
-        content = pattern.sub(replacement, content)
+        for pattern, replacement in node.mapping_regex:
+            content = pattern.sub(replacement, content)
     return content
 
 

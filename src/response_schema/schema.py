@@ -58,7 +58,7 @@ class Node:
     transform: Any  # a compiled jmespath expression
     allow_non_json: bool
     mapping: dict[str, Any] | None
-    mapping_regex: tuple[tuple[re.Pattern[str], str], ...]
+    mapping_regex: tuple[tuple[re.Pattern[str], str], ...] | None
     has_properties: bool
     properties: tuple[tuple[str, Node], ...]
     property_names: frozenset[str]
@@ -172,7 +172,7 @@ class _Compiler:
             transform=transform,
             allow_non_json=allow_non_json,
             mapping=self.mapping(schema, path),
-            mapping_regex=self.replacements(schema, "x-mapping-regex", path),
+            mapping_regex=self.replacements(schema, "x-mapping-regex", path) if "x-mapping-regex" in schema else None,
             has_properties="properties" in schema,
             properties=properties,
             property_names=frozenset(name for name, _ in properties),

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import FEATURES
-from .corpus import Corpus, Problem, Test
+from .corpus import Corpus, Problem, Test, categories
 from .jsonvalue import dumps, json_equal, load_strict
 from .outcome import matches, reference_outcomes
 from .spec import Spec
@@ -66,15 +66,16 @@ def _references(corpus: Corpus, spec: Spec, registry: Registry) -> list[Problem]
         for tag in sorted(test.tags - registry.tags):
             problems.append(Problem(test.file, test.pointer, f"unknown tag {tag!r} (see features.json)"))
         if test.expect is not None and "error" in test.expect:
-            category, phase = test.expect["error"]["category"], test.expect["error"]["phase"]
-            if spec.categories.get(category) != phase:
-                problems.append(
-                    Problem(
-                        test.file,
-                        f"{test.pointer}/expect/error",
-                        f"{phase}/{category} is not an error category of SPEC.md section 10",
+            phase = test.expect["error"]["phase"]
+            for category in categories(test.expect):
+                if spec.categories.get(category) != phase:
+                    problems.append(
+                        Problem(
+                            test.file,
+                            f"{test.pointer}/expect/error",
+                            f"{phase}/{category} is not an error category of SPEC.md section 10",
+                        )
                     )
-                )
     return problems
 
 
@@ -110,7 +111,7 @@ def _coverage(corpus: Corpus, spec: Spec) -> list[Problem]:
         if not citing[rule.id]:
             problems.append(Problem("SPEC.md", f"line {rule.line}", f"MUST rule {rule.id} is cited by no case"))
             continue
-        pinned = {t.expect["error"]["category"] for t in citing[rule.id] if t.expect and "error" in t.expect}
+        pinned = {name for t in citing[rule.id] if t.expect and "error" in t.expect for name in categories(t.expect)}
         for named in sorted(spec.categories_named(rule) - pinned):
             problems.append(
                 Problem(
@@ -119,7 +120,7 @@ def _coverage(corpus: Corpus, spec: Spec) -> list[Problem]:
                     f"{rule.id} names `{named}` but no case citing it expects that error",
                 )
             )
-    counts = Counter(t.expect["error"]["category"] for t in corpus.tests if t.expect and "error" in t.expect)
+    counts = Counter(name for t in corpus.tests if t.expect and "error" in t.expect for name in categories(t.expect))
     for category in spec.categories:
         if counts[category] < 2:
             problems.append(

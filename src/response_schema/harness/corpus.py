@@ -33,6 +33,12 @@ class Problem:
         return f"{self.file}: {self.pointer or '/'}: {self.message}"
 
 
+def categories(expect: dict[str, Any]) -> tuple[str, ...]:
+    """The error categories an error expectation accepts: its one category, or any of its list ([SCHEMA-1])."""
+    category = expect["error"]["category"]
+    return (category,) if isinstance(category, str) else tuple(category)
+
+
 @dataclass(frozen=True)
 class Test:
     __test__ = False  # not a pytest test class
@@ -255,5 +261,13 @@ class _Shape:
             if self.object(error, f"{pointer}/error", {"phase", "category"}, {"phase", "category"}):
                 if error["phase"] not in ("schema", "input"):
                     self.problem(f"{pointer}/error/phase", "must be 'schema' or 'input'")
-                if not isinstance(error["category"], str):
-                    self.problem(f"{pointer}/error/category", "must be a string")
+                category = error["category"]
+                if not isinstance(category, str) and not (
+                    isinstance(category, list)
+                    and len(category) >= 2
+                    and all(isinstance(item, str) for item in category)
+                    and len(set(category)) == len(category)
+                ):
+                    self.problem(
+                        f"{pointer}/error/category", "must be a string, or an array of 2 or more distinct strings"
+                    )

@@ -14,16 +14,21 @@ MAX_DEPTH = 512  # files, reports and protocol answers may nest this deep; deepe
 
 def json_equal(left: Any, right: Any) -> bool:
     """Equality as JSON means it: objects without key order, numbers by value, booleans never equal to
-    numbers, null equal only to null. (Python's == says True == 1 and 1.0 == True.) Iterative: any depth."""
+    numbers, null equal only to null. (Python's == says True == 1 and 1.0 == True.) Iterative: any depth.
+
+    Numbers: two integers compare exactly; when either is a double, both compare as doubles (the integer
+    rounded to the nearest double), so an implementation whose numbers are doubles may write -1.2345678901234568e20
+    as -123456789012345680000 (PROTOCOL.md)."""
     stack = [(left, right)]
     while stack:
         a, b = stack.pop()
         if isinstance(a, bool) or isinstance(b, bool):
             if not (isinstance(a, bool) and isinstance(b, bool) and a == b):
                 return False
-        elif (isinstance(a, (int, float)) and isinstance(b, (int, float))) or (
-            isinstance(a, str) and isinstance(b, str)
-        ):
+        elif isinstance(a, (int, float)) and isinstance(b, (int, float)):
+            if not _numbers_equal(a, b):
+                return False
+        elif isinstance(a, str) and isinstance(b, str):
             if a != b:
                 return False
         elif a is None or b is None:
@@ -52,6 +57,15 @@ def deeper_than(value: Any, limit: int) -> bool:
                 return True
             stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
     return False
+
+
+def _numbers_equal(a: int | float, b: int | float) -> bool:
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b
+    try:
+        return float(a) == float(b)
+    except OverflowError:  # an integer beyond any double equals no double
+        return False
 
 
 class JSONTextError(ValueError):

@@ -19,6 +19,9 @@ STATUSES = ("pass", "fail", "error", "timeout", "crash", "unsupported", "skip", 
 FAILING = frozenset({"fail", "error", "timeout", "crash", "not-run"})
 
 
+RESULT_KINDS = ("output", "error", "skip", "unrepresentable")  # PROTOCOL.md
+
+
 def not_as_expected(status: str, strict: bool) -> bool:
     """Whether a verdict fails the run: a failing status, or under --strict also xpass and skip."""
     return status in FAILING or (strict and status in ("xpass", "skip"))
@@ -164,6 +167,9 @@ class Runner:
             return Result(test, "error", None, duration_ms, problem)
         if "skip" in outcome:
             return Result(test, "skip", outcome, duration_ms, str(outcome["skip"]))
+        if "unrepresentable" in outcome:  # its result was NaN, undefined, too deep...: never a pass
+            message = f"the result cannot be written as JSON: {outcome['unrepresentable']}"
+            return Result(test, "error", outcome, duration_ms, message)
         assert test.expect is not None
         categorized = self.implementation.info.categorizes_errors
         status = "pass" if matches(test.expect, outcome, categorized) else "fail"
@@ -182,8 +188,8 @@ class Runner:
 
 def _malformed(outcome: Any) -> str:
     """Why a result is not a protocol result, or "" when it is one."""
-    if not isinstance(outcome, dict) or len(outcome) != 1 or next(iter(outcome)) not in ("output", "error", "skip"):
-        return 'a result must be exactly one of {"output": ...}, {"error": {...}} or {"skip": "reason"}'
+    if not isinstance(outcome, dict) or len(outcome) != 1 or next(iter(outcome)) not in RESULT_KINDS:
+        return f"a result must be an object with exactly one of the keys {', '.join(RESULT_KINDS)}"
     if "error" in outcome and not isinstance(outcome["error"], dict):
         return "an error result must be an object"
     if "output" in outcome and not is_json_value(outcome["output"]):
