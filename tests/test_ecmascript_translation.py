@@ -1,0 +1,138 @@
+"""SPEC.md appendix A.5 holds: every core pattern of the corpus translates to ECMAScript, and the translation,
+iterated as A.2 says, gives exactly Python's matches on every input of its group (run in Node.js)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from response_schema.harness.corpus import corpus_dir, load
+
+sys.path.insert(0, str(Path(__file__).parent / "ecmascript"))
+from translate import Untranslatable, translate  # noqa: E402
+
+NODE = shutil.which("node")
+ITERATE = Path(__file__).parent / "ecmascript" / "iterate.mjs"
+# Features whose constructs A.5 does not translate (A.4); a pattern of a group that needs one is not core.
+UNTRANSLATED = {
+    "regex-backreference-unset",
+    "regex-capture-in-repeat",
+    "regex-scoped-flags",
+    "regex-verbose",
+    "regex-atomic",
+    "regex-python-only",
+}
+REGEX_KEYS = ("x-regex", "x-regex-iterator", "x-regex-key-value")
+
+
+def patterns(schema: Any) -> list[str]:
+    """Every pattern in a schema: the regex keywords and the substitution and mapping patterns."""
+    found: list[str] = []
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            found += [node[key] for key in REGEX_KEYS if isinstance(node.get(key), str)]
+            for pair in (
+                node.get("x-regex-substitutions", []) if isinstance(node.get("x-regex-substitutions"), list) else []
+            ):
+                if isinstance(pair, list) and pair and isinstance(pair[0], str):
+                    found.append(pair[0])
+            if isinstance(node.get("x-mapping-regex"), dict):
+                found += list(node["x-mapping-regex"])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def core_jobs() -> list[dict[str, Any]]:
+    jobs = []
+    for group in load([corpus_dir()]).groups:
+        inputs = [test.input for test in group.tests if not test.features & UNTRANSLATED]
+        if not inputs:
+            continue
+        for pattern in patterns(group.schema):
+            try:
+                compiled = re.compile(pattern, re.DOTALL)
+            except re.error:
+                continue  # a case about an invalid pattern
+            expected = [[[m.group(0), list(m.groups())] for m in compiled.finditer(text)] for text in inputs]
+            jobs.append({"group": group.id, "pattern": pattern, "inputs": inputs, "expected": expected})
+    return jobs
+
+
+def test_every_core_pattern_translates_and_matches_as_python() -> None:
+    if NODE is None:
+        pytest.fail("node is not installed: .ci/run needs Node.js for the ECMAScript translation test")
+    jobs = core_jobs()
+    untranslatable = []
+    requests = []
+    for job in jobs:
+        try:
+            source, flags = translate(job["pattern"])
+        except Untranslatable as exc:
+            untranslatable.append(f"{job['group']}: {job['pattern']!r}: {exc}")
+            continue
+        requests.append((job, {"source": source, "flags": flags, "inputs": job["inputs"]}))
+    assert untranslatable == []
+    assert len(requests) > 150  # the corpus's patterns, not a handful
+    answer = subprocess.run(
+        [NODE, str(ITERATE)], input=json.dumps([r for _, r in requests]), capture_output=True, text=True, timeout=300
+    )
+    assert answer.returncode == 0, answer.stderr
+    mismatches = []
+    for (job, request), result in zip(requests, json.loads(answer.stdout), strict=True):
+        if "error" in result:
+            mismatches.append(f"{job['group']}: {job['pattern']!r} -> {request['source']!r}: {result['error']}")
+        elif result["results"] != job["expected"]:
+            mismatches.append(f"{job['group']}: {job['pattern']!r} -> {request['source']!r}: different matches")
+    assert mismatches == []
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        ("(x*?)", "xx"),
+        ("(|x)", "xxy"),
+        ("(x*)", "ab"),
+        (r"(\w*)", "é😀a b"),
+        (r"(.*?)$", "abc\n"),
+        (r"(?m)^(\w+)$", "a\nbc\r\nd"),
+        (r"(\b\w+\b)", "naïve café"),
+        (r"(\d+)", "x٣٤y12"),
+        (r"(\s+)", "a\x1c\u0085\ufeffb"),
+        (r"([\w.-]+)@", "ü.x-y@z"),
+        (r"(a{,2})", "aaa"),
+        (r"(\{x\})", "{x}"),
+        (r"(?i)(straße)", "STRASSE Straße"),
+    ],
+)
+def test_translation_of_the_awkward_parts(pattern: str, text: str) -> None:
+    if NODE is None:
+        pytest.fail("node is not installed")
+    source, flags = translate(pattern)
+    answer = subprocess.run(
+        [NODE, str(ITERATE)],
+        input=json.dumps([{"source": source, "flags": flags, "inputs": [text]}]),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    expected = [[m.group(0), list(m.groups())] for m in re.finditer(pattern, text, re.DOTALL)]
+    assert json.loads(answer.stdout)[0] == {"results": [expected]}, source
+
+
+@pytest.mark.parametrize(
+    "pattern", [r"(?x) (a)", r"((?i:a)b)", r"(?>(a))", r"(a++)", r"(\N{EM DASH})", r"(?(1)a|b)", r"([\W])"]
+)
+def test_what_is_behind_a_feature_does_not_translate(pattern: str) -> None:
+    with pytest.raises(Untranslatable):
+        translate(pattern)
