@@ -16,7 +16,7 @@ import pytest
 from response_schema.harness.corpus import corpus_dir, load
 
 sys.path.insert(0, str(Path(__file__).parent / "ecmascript"))
-from translate import Untranslatable, translate  # noqa: E402
+from translate import Untranslatable, translate
 
 NODE = shutil.which("node")
 ITERATE = Path(__file__).parent / "ecmascript" / "iterate.mjs"
