@@ -130,7 +130,7 @@ def test_rule_naming_a_category_needs_a_negative_case(tmp_path: Path, capsys: py
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("{not json", "/: not valid JSON"),
+        ("{not json", '"": not valid JSON'),
         ('{"description": "d", "groups": [], "extra": 1}', "/extra: unknown key 'extra'"),
         (
             '{"description": "d", "groups": [{"id": "Bad Id", "description": "d", "schema": {}, "tests": []}]}',

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .jsonvalue import load_strict
+from ..errors import shown
+from .jsonvalue import Refused, load_strict
 
 ID = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*(?:\.[a-z0-9]+(?:[-_][a-z0-9]+)*)*$")
 RULE = re.compile(r"^[A-Z][A-Z0-9]*-[0-9]+$")
@@ -30,7 +31,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.file}: {self.pointer or '/'}: {self.message}"
+        return f"{self.file}: {shown(self.pointer)}: {self.message}"
 
 
 def categories(expect: dict[str, Any]) -> tuple[str, ...]:
@@ -134,7 +135,10 @@ def _load_file(path: Path, corpus: Corpus) -> None:
     except (OSError, UnicodeDecodeError) as exc:
         corpus.problems.append(Problem(name, "", f"cannot read: {exc}"))
         return
-    except (ValueError, RecursionError) as exc:
+    except Refused as exc:  # a repeated key, too deep, a byte order mark: said as such
+        corpus.problems.append(Problem(name, "", str(exc)))
+        return
+    except ValueError as exc:
         corpus.problems.append(Problem(name, "", f"not valid JSON: {exc}"))
         return
     checker = _Shape(name, corpus.problems)
