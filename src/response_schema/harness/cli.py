@@ -10,14 +10,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import SchemaError, compile
 from ..cli import write_out
 from .check import check_corpus, read_registry, read_retired
 from .corpus import Corpus, Test, case_files, corpus_dir, load, suite_version
 from .files import Outputs, write_atomic
+from .fuzz import Summary, case_file, fuzz, read_known_divergences
 from .implementations import PythonCallable, Reference, Subprocess
 from .jsonvalue import dumps, load_strict, printable
-from .outcome import reference_outcomes
+from .outcome import reference_expectations
 from .report import Terminal, footer, header, jsonl_text, junit_text, markdown_text, read_jsonl
 from .runner import (
     FAILING,
@@ -168,6 +168,35 @@ def add_conformance_commands(commands: Any) -> None:
     run.add_argument("--show", type=_count, default=20, metavar="N", help="failures shown in full (default 20)")
     run.set_defaults(run=_run)
 
+    fuzzer = sub.add_parser(
+        "fuzz",
+        help="compare an implementation with the reference on generated schemas and outputs",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Generate random valid (and some broken) schemas with model outputs built to reach their\n"
+        "keywords, run them through an implementation and the reference, and judge as 'run' does. Each\n"
+        "disagreement is shrunk, grouped with others of its shape, and written to --out as a case file of the\n"
+        "corpus format (FUZZING.md). The same seed gives the same pairs.\n\n"
+        "exit codes: 0 no disagreement, 1 disagreements found, 2 the harness could not do its job.",
+    )
+    which = fuzzer.add_mutually_exclusive_group()
+    which.add_argument("--python", metavar="MODULE:CALLABLE", help="an in-process Python implementation")
+    which.add_argument("--command", metavar='"PROGRAM ARGS..."', help="a program speaking protocol v1")
+    fuzzer.add_argument("--seconds", type=_seconds, metavar="N", help="stop after N seconds (default 60)")
+    fuzzer.add_argument("--count", type=_count, metavar="N", help="stop after N pairs")
+    fuzzer.add_argument("--seed", type=_count, default=0, metavar="S", help="the random seed (default 0)")
+    fuzzer.add_argument("--classes", type=_count, metavar="N", help="stop once N classes of disagreement are found")
+    fuzzer.add_argument("--out", type=Path, metavar="DIR", help="write the classes found as DIR/fuzz-sSEED.json")
+    fuzzer.add_argument(
+        "--known-divergences",
+        type=Path,
+        metavar="FILE",
+        help="classes these entries explain are reported as known and do not fail the run (FUZZING.md)",
+    )
+    fuzzer.add_argument("--timeout", type=_seconds, default=5.0, metavar="SECONDS", help="per test (default 5)")
+    fuzzer.add_argument("--startup-timeout", type=_seconds, default=10.0, metavar="SECONDS", help="(default 10)")
+    fuzzer.add_argument("--max-restarts", type=_count, default=10, metavar="N", help="(default 10)")
+    fuzzer.set_defaults(run=_fuzz, python=None, command=None)
+
     server = sub.add_parser(
         "serve",
         help="the reference speaking protocol v1 on stdin/stdout",
@@ -223,17 +252,9 @@ def _record(args: argparse.Namespace) -> int:
     filled = 0
     for group_data, group in zip(data["groups"], corpus.groups, strict=True):
         missing = [index for index, test in enumerate(group_data["tests"]) if "expect" not in test]
-        schema_categories = _schema_categories(group.schema)
-        outcomes = reference_outcomes(group.schema, [group_data["tests"][index]["input"] for index in missing])
-        for index, outcome in zip(missing, outcomes, strict=True):
-            if "error" in outcome:
-                outcome = {
-                    "error": {
-                        "phase": outcome["error"]["phase"],
-                        "category": schema_categories or outcome["error"]["category"],
-                    }
-                }
-            group_data["tests"][index]["expect"] = outcome
+        inputs = [group_data["tests"][index]["input"] for index in missing]
+        for index, expect in zip(missing, reference_expectations(group.schema, inputs), strict=True):
+            group_data["tests"][index]["expect"] = expect
             filled += 1
     if filled:
         try:
@@ -242,16 +263,6 @@ def _record(args: argparse.Namespace) -> int:
             return _harness_error(f"cannot write {path}: {exc.strerror or exc}")
     print(f"{path}: recorded {filled} expectation{'s' if filled != 1 else ''}")
     return EXIT_OK
-
-
-def _schema_categories(schema: Any) -> list[str] | None:
-    """Every category of a schema with problems of several categories (any of them is right, [SCHEMA-1])."""
-    try:
-        compile(schema)
-    except SchemaError as exc:
-        found = list(dict.fromkeys(problem.category for problem in exc.problems))
-        return found if len(found) > 1 else None
-    return None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -332,6 +343,80 @@ def _run(args: argparse.Namespace) -> int:
     if interrupted:
         return 128 + interrupted
     return EXIT_FAIL if any(not_as_expected(record["status"], args.strict) for record in records) else EXIT_OK
+
+
+def _fuzz(args: argparse.Namespace) -> int:
+    if args.command is not None and not args.command.strip():
+        return _harness_error("--command is empty (an unset variable?): name the program to run")
+    seconds = args.seconds if args.seconds is not None or args.count is not None else 60.0
+    target = args.out / f"fuzz-s{args.seed}.json" if args.out else None
+    try:
+        known = (
+            read_known_divergences(load_strict(args.known_divergences.read_text(encoding="utf-8")))
+            if args.known_divergences
+            else []
+        )
+        implementation = _implementation(args)
+        if args.out:
+            try:
+                args.out.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise OSError(f"cannot write --out {args.out}: {exc.strerror or exc}") from None
+        outputs = Outputs({"--out": target})
+    except (OSError, ValueError) as exc:
+        return _harness_error(str(exc))
+    runner = Runner(implementation, Options(args.timeout, args.max_restarts), lambda result: None)
+    live = sys.stdout.isatty()
+
+    def progress(summary: Summary) -> None:
+        if live:
+            rate = summary.pairs / summary.seconds if summary.seconds else 0.0
+            sys.stdout.write(
+                f"\r{summary.pairs} pairs, {rate:.0f}/s, {summary.disagreements} disagreements, "
+                f"{len(summary.classes)} classes"
+            )
+            sys.stdout.flush()
+
+    try:
+        with runner.running():
+            summary = fuzz(runner, args.seed, seconds, args.count, args.classes, progress, known)
+    except StartFailure as exc:
+        outputs.discard()
+        return _harness_error(f"the implementation did not start: {exc}")
+    except KeyboardInterrupt:
+        outputs.discard()
+        return 130
+    if live:
+        sys.stdout.write("\n")
+    name = f"{implementation.info.name} {implementation.info.version}".strip()
+    for number, found in enumerate(summary.unexplained(), 1):
+        example = found.example
+        write_out(
+            printable(
+                f"class {number} ({found.count} pairs): expected {dumps(example.expect)}, got "
+                f"{example.result.status} {dumps(example.result.actual)}\n"
+                f"    schema {dumps(example.schema)}\n    input {dumps(example.input)}\n"
+            )
+        )
+    explained: dict[str, int] = {}
+    for found in summary.classes.values():
+        if found.known:
+            explained[found.known] = explained.get(found.known, 0) + found.count
+    for reason, pairs in sorted(explained.items(), key=lambda item: -item[1]):
+        write_out(printable(f"known ({pairs} pairs): {reason}\n"))
+    rate = summary.pairs / summary.seconds if summary.seconds else 0.0
+    write_out(
+        f"{name}: {summary.pairs} pairs in {summary.seconds:.1f} s ({rate:.0f} pairs/s): "
+        f"{summary.disagreements} disagreements in {len(summary.classes)} classes, "
+        f"{len(summary.unexplained())} not explained by a known divergence\n"
+    )
+    if target is not None:
+        if summary.unexplained():
+            outputs.write({"--out": dumps(case_file(summary, args.seed, name), indent=2) + "\n"})
+            write_out(f"cases written to {target}\n")
+        else:
+            outputs.discard()
+    return EXIT_FAIL if summary.unexplained() else EXIT_OK
 
 
 def _implementation(args: argparse.Namespace) -> Implementation:

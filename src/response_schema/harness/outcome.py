@@ -26,6 +26,23 @@ def reference_outcomes(schema: Any, inputs: list[str]) -> list[Outcome]:
     return outcomes
 
 
+def reference_expectations(schema: Any, inputs: list[str]) -> list[dict[str, Any]]:
+    """What a case file expects of each input: the reference's output, or its error's phase and category (all
+    the categories of a schema with problems of several, any of which is right, [SCHEMA-1])."""
+    try:
+        compile(schema)
+        categories: list[str] = []
+    except SchemaError as exc:
+        categories = list(dict.fromkeys(problem.category for problem in exc.problems))
+    expectations = []
+    for outcome in reference_outcomes(schema, inputs):
+        if "error" in outcome:
+            category = categories if len(categories) > 1 else outcome["error"]["category"]
+            outcome = {"error": {"phase": outcome["error"]["phase"], "category": category}}
+        expectations.append(outcome)
+    return expectations
+
+
 def _error(exc: ResponseSchemaError) -> Outcome:
     return {"error": {"phase": exc.phase, "category": exc.category, "message": exc.message}}
 

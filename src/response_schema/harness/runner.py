@@ -3,8 +3,9 @@ does (DESIGN.md section 4, conformance/PROTOCOL.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -95,20 +96,26 @@ class Runner:
     def run(self, groups: Iterable[tuple[Group, list[Test]]]) -> list[Result]:
         """A result for each test, in order. Whatever happens (an interruption too), the implementation is
         stopped before this returns or raises."""
+        with self.running():
+            for group, tests in groups:
+                for result in self.run_group(group, tests):
+                    result.status = self.known(result)
+                    self.results.append(result)
+                    self.progress(result)
+        return self.results
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[Runner]:
+        """The implementation started (StartFailure when it cannot be), and stopped on the way out."""
         try:
             try:
                 self.implementation.start()
             except ProtocolFailure as failure:
                 raise StartFailure(f"{failure.status}: {failure.message}") from None
             self.alive = True
-            for group, tests in groups:
-                for result in self.run_group(group, tests):
-                    result.status = self.known(result)
-                    self.results.append(result)
-                    self.progress(result)
+            yield self
         finally:
             self.implementation.stop()
-        return self.results
 
     def run_group(self, group: Group, tests: list[Test]) -> list[Result]:
         features = self.implementation.info.features

@@ -1,0 +1,368 @@
+"""`conformance fuzz`: an implementation side by side with the reference on generated pairs (FUZZING.md).
+
+Each generated schema and its inputs become a group of tests whose expectations are the reference's; the
+implementation is judged exactly as `conformance run` judges it. Every disagreement is shrunk (schema nodes and
+keywords, then the input) while it still disagrees, grouped by the shape of what is left, and written out as a
+case file that `conformance check` accepts."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import SchemaError, compile
+from .corpus import Group, Test
+from .fuzzgen import Generator
+from .outcome import reference_expectations
+from .runner import FAILING, Result, Runner
+
+STAGES = frozenset(
+    {"x-regex-substitutions", "x-regex", "x-regex-iterator", "x-regex-key-value", "x-parser", "x-parser-args"}
+)
+SHRINK_STEPS = 400  # implementation calls spent on one disagreement at most
+# Rules a minimized case cites, from the keywords it has (a case cites at least one rule).
+KEYWORD_RULES = {
+    "x-regex-substitutions": "SUBS-2",
+    "x-regex": "REGEX-2",
+    "x-regex-iterator": "ITER-2",
+    "x-regex-key-value": "KV-3",
+    "x-parser": "PARSER-2",
+    "x-parser-args": "ARGS-3",
+    "const": "CONST-1",
+    "default": "DEFAULT-1",
+    "additionalProperties": "OBJ-6",
+    "required": "OBJ-7",
+    "items": "ARR-2",
+    "prefixItems": "ARR-4",
+}
+TYPE_RULES = {"object": "OBJ-1", "array": "ARR-1", "string": "STR-1", "integer": "INT-1", "number": "NUM-1"}
+
+
+@dataclass
+class Disagreement:
+    schema: Any
+    input: str
+    expect: dict[str, Any]
+    result: Result
+    features: frozenset[str]
+
+
+@dataclass
+class FoundClass:
+    """Disagreements whose minimized cases have one shape; ``known`` is the reason when a known divergence
+    explains them."""
+
+    key: str
+    example: Disagreement
+    count: int = 1
+    known: str = ""
+
+
+@dataclass(frozen=True)
+class KnownDivergence:
+    """A class of disagreement that is explained (SPEC 12.2): it matches a class whose expectation, verdict and
+    actual outcome start with the given texts, whose schema uses all the given keywords, and whose minimized
+    input contains a match of the ``input`` pattern."""
+
+    reason: str
+    expected: str = ""
+    status: str = ""
+    actual: str = ""
+    keywords: tuple[str, ...] = ()
+    input: str = ""
+
+    def explains(self, found: FoundClass) -> bool:
+        expected, status, actual = _kind(found.example)
+        keywords = set(_keywords(found.example.schema))
+        return (
+            expected.startswith(self.expected)
+            and status.startswith(self.status)
+            and actual.startswith(self.actual)
+            and set(self.keywords) <= keywords
+            and re.search(self.input, found.example.input) is not None
+        )
+
+
+def read_known_divergences(data: Any) -> list[KnownDivergence]:
+    """The entries of a known-divergences file (FUZZING.md); ValueError names what is wrong."""
+    if not isinstance(data, dict) or not isinstance(data.get("divergences"), list):
+        raise ValueError('a known-divergences file is an object with a "divergences" array')
+    known = []
+    for index, entry in enumerate(data["divergences"]):
+        fields = {"reason", "expected", "status", "actual", "keywords", "input"}
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("reason"), str)
+            or not set(entry) <= fields
+            or not all(isinstance(entry.get(key, ""), str) for key in ("expected", "status", "actual", "input"))
+            or not isinstance(entry.get("keywords", []), list)
+        ):
+            raise ValueError(f"/divergences/{index}: needs a reason, and only {', '.join(sorted(fields - {'reason'}))}")
+        known.append(KnownDivergence(**{**entry, "keywords": tuple(entry.get("keywords", []))}))
+    return known
+
+
+@dataclass
+class Summary:
+    pairs: int = 0
+    seconds: float = 0.0
+    disagreements: int = 0
+    classes: dict[str, FoundClass] = field(default_factory=dict)
+
+    def unexplained(self) -> list[FoundClass]:
+        """The classes no known divergence explains, most frequent first."""
+        return sorted((found for found in self.classes.values() if not found.known), key=lambda c: -c.count)
+
+
+def fuzz(
+    runner: Runner,
+    seed: int,
+    seconds: float | None,
+    count: int | None,
+    max_classes: int | None,
+    progress: Callable[[Summary], None],
+    known: list[KnownDivergence] | None = None,
+) -> Summary:
+    """Generate pairs until ``seconds`` or ``count`` pairs (or ``max_classes`` unexplained classes) are
+    reached; the implementation must already be running (``Runner.running``)."""
+    generator = Generator(seed, runner.implementation.info.features)
+    summary = Summary()
+    started = time.perf_counter()
+    number = 0
+    while (count is None or summary.pairs < count) and (seconds is None or summary.seconds < seconds):
+        pair = generator.pair()
+        number += 1
+        tests = _tests(f"fuzz.g{number}", pair.schema, pair.inputs, pair.features)
+        for result in runner.run_group(_group(f"fuzz.g{number}", pair.schema, tests), list(tests)):
+            summary.pairs += 1
+            if result.status in FAILING:
+                summary.disagreements += 1
+                assert result.test.expect is not None
+                found = Disagreement(pair.schema, result.test.input, result.test.expect, result, pair.features)
+                _classify(runner, summary, found, known or [])
+        summary.seconds = time.perf_counter() - started
+        progress(summary)
+        if max_classes is not None and len(summary.unexplained()) >= max_classes:
+            break
+    return summary
+
+
+def _classify(runner: Runner, summary: Summary, found: Disagreement, known: list[KnownDivergence]) -> None:
+    small = shrink(runner, found)
+    key = shape(small)
+    if key not in summary.classes:
+        summary.classes[key] = FoundClass(key, small)
+        summary.classes[key].known = next((k.reason for k in known if k.explains(summary.classes[key])), "")
+    else:
+        summary.classes[key].count += 1
+        if _size(small.schema) + len(small.input) < _size(summary.classes[key].example.schema) + len(
+            summary.classes[key].example.input
+        ):
+            summary.classes[key].example = small
+
+
+def shrink(runner: Runner, found: Disagreement) -> Disagreement:
+    """The smallest schema and input reached by removing parts while the implementation still disagrees
+    with the reference in the same way (greedy, to a fixed point or SHRINK_STEPS calls)."""
+    valid = _compiles(found.schema)
+    current = found
+    steps = 0
+    kind = _kind(found)
+
+    def still(schema: Any, text: str) -> Disagreement | None:
+        nonlocal steps
+        steps += 1
+        if valid and not _compiles(schema):
+            return None
+        (test,) = _tests("fuzz.shrink", schema, [text], found.features)
+        (result,) = runner.run_group(_group("fuzz.shrink", schema, (test,)), [test])
+        if result.status not in FAILING:
+            return None
+        assert test.expect is not None
+        candidate = Disagreement(schema, text, test.expect, result, found.features)
+        return candidate if _kind(candidate) == kind else None
+
+    changed = True
+    while changed and steps < SHRINK_STEPS:
+        changed = False
+        for schema in _smaller_schemas(current.schema):
+            if steps >= SHRINK_STEPS:
+                break
+            smaller = still(schema, current.input)
+            if smaller is not None:
+                current, changed = smaller, True
+                break
+        if changed:
+            continue
+        for text in _shorter_texts(current.input):
+            if steps >= SHRINK_STEPS:
+                break
+            smaller = still(current.schema, text)
+            if smaller is not None:
+                current, changed = smaller, True
+                break
+    return current
+
+
+def shape(found: Disagreement) -> str:
+    """The class of a minimized disagreement: the keywords, types and parsers its schema uses (not where, and no
+    patterns, names or values), and what each side did."""
+    return json.dumps([_keywords(found.schema), _kind(found)])
+
+
+def case_file(summary: Summary, seed: int, implementation: str) -> dict[str, Any]:
+    """The unexplained classes as a case file of the corpus format, one group and one test each, expecting what
+    the reference does."""
+    groups = []
+    for number, found in enumerate(summary.unexplained(), 1):
+        example = found.example
+        group_id = f"fuzz.s{seed}.c{number}"
+        actual = example.result.actual
+        did = (
+            f"{example.result.status}: {example.result.message}"
+            if actual is None
+            else json.dumps(actual, ensure_ascii=False)[:300]
+        )
+        group: dict[str, Any] = {
+            "id": group_id,
+            "description": f"Found by conformance fuzz --seed {seed} against {implementation} "
+            f"({found.count} disagreement{'s' if found.count != 1 else ''} of this shape); it did {did}.",
+            "rules": _rules(example.schema),
+        }
+        if example.features:
+            group["features"] = sorted(example.features)
+        group["schema"] = example.schema
+        group["tests"] = [
+            {
+                "id": f"{group_id}.t",
+                "description": "The minimized input.",
+                "input": example.input,
+                "expect": example.expect,
+            }
+        ]
+        groups.append(group)
+    return {
+        "description": f"Disagreements found by conformance fuzz --seed {seed} against {implementation}.",
+        "groups": groups,
+    }
+
+
+def _tests(group_id: str, schema: Any, inputs: list[str], features: frozenset[str]) -> tuple[Test, ...]:
+    return tuple(
+        Test(f"{group_id}.t{index}", "generated", (), features, frozenset(), text, expect, "fuzz", "", group_id, "fuzz")
+        for index, (text, expect) in enumerate(zip(inputs, reference_expectations(schema, inputs), strict=True))
+    )
+
+
+def _group(group_id: str, schema: Any, tests: tuple[Test, ...]) -> Group:
+    return Group(group_id, "generated", schema, tests, "fuzz", "")
+
+
+def _compiles(schema: Any) -> bool:
+    try:
+        compile(schema)
+    except SchemaError:
+        return False
+    return True
+
+
+def _kind(found: Disagreement) -> list[str]:
+    """What the reference expected and what the implementation did, without values."""
+
+    def outcome(value: Any) -> str:
+        if value is None or "error" not in value:
+            return "output" if value is not None else "none"
+        category = value["error"].get("category")
+        return f"error {value['error'].get('phase')}/{'|'.join(category) if isinstance(category, list) else category}"
+
+    return [outcome(found.expect), found.result.status, outcome(found.result.actual)]
+
+
+def _keywords(schema: Any) -> list[str]:
+    """The keywords of a schema and the types and parsers it names, each once, sorted."""
+    names: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            names.update(key for key in node if key not in ("properties",) or node[key])
+            names.update(f"{key}:{node[key]}" for key in ("type", "x-parser") if isinstance(node.get(key), str))
+            children = [node.get(key) for key in ("items", "additionalProperties")]
+            children += list(node["properties"].values()) if isinstance(node.get("properties"), dict) else []
+            children += node["prefixItems"] if isinstance(node.get("prefixItems"), list) else []
+            stack.extend(child for child in children if isinstance(child, dict))
+    return sorted(names)
+
+
+def _size(schema: Any) -> int:
+    if isinstance(schema, dict):
+        return 1 + sum(_size(value) for value in schema.values())
+    if isinstance(schema, list):
+        return 1 + sum(_size(item) for item in schema)
+    return 1
+
+
+def _smaller_schemas(schema: Any) -> Iterator[Any]:
+    """Schemas with one part taken away: all but one child node, a keyword, a property, a list item."""
+    if not isinstance(schema, dict):
+        return
+    children = list(schema["properties"].values()) if isinstance(schema.get("properties"), dict) else []
+    children += [schema[key] for key in ("items", "additionalProperties") if isinstance(schema.get(key), dict)]
+    children += schema["prefixItems"] if isinstance(schema.get("prefixItems"), list) else []
+    stages = {key: value for key, value in schema.items() if key in STAGES}
+    for child in children:
+        if isinstance(child, dict):
+            yield child  # a child in its parent's place
+            if stages and not STAGES & child.keys():
+                yield {**child, **stages}  # ... with the stages that made its parent's content
+    for key in schema:
+        if key != "type":
+            yield {k: v for k, v in schema.items() if k != key}
+    if "type" in schema and schema["type"] not in ("object", "array"):
+        yield {k: v for k, v in schema.items() if k != "type"}
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        for name in properties:
+            yield {**schema, "properties": {k: v for k, v in properties.items() if k != name}}
+        for name, child in properties.items():
+            for smaller in _smaller_schemas(child):
+                yield {**schema, "properties": {**properties, name: smaller}}
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            for smaller in _smaller_schemas(schema[key]):
+                yield {**schema, key: smaller}
+    prefix = schema.get("prefixItems")
+    if isinstance(prefix, list):
+        for index, child in enumerate(prefix):
+            if len(prefix) > 1:
+                yield {**schema, "prefixItems": prefix[:index] + prefix[index + 1 :]}
+            for smaller in _smaller_schemas(child):
+                yield {**schema, "prefixItems": [*prefix[:index], smaller, *prefix[index + 1 :]]}
+
+
+def _shorter_texts(text: str) -> Iterator[str]:
+    """The text with a piece cut out: halves first, then smaller pieces down to one character."""
+    size = len(text) // 2
+    while size >= 1:
+        for start in range(0, len(text) - size + 1, size):
+            yield text[:start] + text[start + size :]
+        size //= 2
+
+
+def _rules(schema: Any) -> list[str]:
+    rules: list[str] = []
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            rules += [rule for key, rule in KEYWORD_RULES.items() if key in node]
+            if isinstance(node.get("type"), str) and node["type"] in TYPE_RULES:
+                rules.append(TYPE_RULES[node["type"]])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return sorted(set(rules)) or ["GEN-2"]
