@@ -34,6 +34,9 @@ except ImportError:  # the bench env installs it; without it the transformers co
     recursive_parse = None
 
 
+SERVE = f"{shlex.quote(sys.executable)} -m response_schema.cli conformance serve"
+
+
 def median_time(work: Callable[[], object], rounds: int, warmup: int = 2) -> float:
     """The median wall time of one call of ``work``, in seconds."""
     for _ in range(warmup):
@@ -144,10 +147,8 @@ def bench_harness(rounds: int) -> dict[str, Any]:
     def in_process() -> None:
         Runner(Reference(), Options(), lambda result: None).run(groups)
 
-    serve = f"{shlex.quote(sys.executable)} -m response_schema.cli conformance serve"
-
     def subprocess() -> None:
-        Runner(Subprocess(serve), Options(), lambda result: None).run(groups)
+        Runner(Subprocess(SERVE), Options(), lambda result: None).run(groups)
 
     inside = median_time(in_process, rounds, warmup=1)
     outside = median_time(subprocess, max(3, rounds // 3), warmup=1)
@@ -195,6 +196,19 @@ def bench_compile(groups: list[Group], rounds: int) -> dict[str, Any]:
     }
 
 
+def bench_fuzz(seconds: float) -> dict[str, Any]:
+    """6. conformance fuzz throughput: pairs per second against the reference in process and served."""
+    from response_schema.harness.fuzz import fuzz
+
+    rows = {}
+    for name, implementation in (("in_process", Reference()), ("subprocess", Subprocess(SERVE))):
+        runner = Runner(implementation, Options(), lambda result: None)
+        with runner.running():
+            summary = fuzz(runner, 1, seconds, None, None, lambda summary: None)
+        rows[name] = summary.pairs / summary.seconds
+    return rows | {"ratio": rows["in_process"] / rows["subprocess"]}
+
+
 def table(title: str, header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
     lines = [title, "  ".join(cell.ljust(width) for cell, width in zip(header, widths, strict=True))]
@@ -225,6 +239,7 @@ def main() -> None:
         "scaling": bench_scaling(sizes, rounds),
         "harness": bench_harness(max(3, rounds // 5)),
         "compile": bench_compile(groups, rounds),
+        "fuzz": bench_fuzz(3.0 if args.quick else 15.0),
     }
     formats = results["formats"]
     print(
@@ -299,6 +314,11 @@ def main() -> None:
     )
     print(f"   median cache speed-up: {compiled['median_speedup']:.1f}x")
     print(f"   median parse(schema, text) / Parser.parse: {compiled['median_one_call_over_parser']:.2f} (goal <= 1.3)")
+    fuzzing = results["fuzz"]
+    print(
+        f"\n6. conformance fuzz: {fuzzing['in_process']:.0f} pairs/s in process, {fuzzing['subprocess']:.0f} pairs/s "
+        f"through the protocol (ratio {fuzzing['ratio']:.2f})"
+    )
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"\nresults written to {args.json}")

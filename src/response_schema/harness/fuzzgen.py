@@ -31,7 +31,22 @@ BROKEN = [
     ("required", "a"),
     ("prefixItems", []),
     ("x-regex-substitutions", [["a"]]),
+    ("x-regex-substitutions", [["(", "x"]]),
+    ("x-regex-substitutions", [["(a)", "\\9"]]),
+    ("x-regex", "(a)(b)"),
+    ("x-regex-key-value", "(?P<key>a)"),
+    ("properties", []),
+    ("type", ["object"]),
+    ("x-parser-args", {"allow_non_json": 1}),
+    ("x-parser-args", {"nope": 1}),
+    ("x-parser-args", {"transform": "length(@, @)"}),
+    ("x-parser-args", {"transform": "nope(@)"}),
+    ("x-parser-args", {"transform": 5}),
+    ("const", {"k": [1, {"v": None}]}),
 ]
+DEEP_SCHEMA: dict[str, Any] = {"type": "string"}
+for _ in range(70):
+    DEEP_SCHEMA = {"type": "array", "items": DEEP_SCHEMA}  # deeper than [LIMIT-1]
 
 
 @dataclass
@@ -320,6 +335,9 @@ class Generator:
         return text + text
 
     def broken(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """The schema with a mistake at its root, or one nested too deep (the const entry is no mistake)."""
+        if self.rng.random() < 0.05:
+            return {"type": "object", "properties": {"deep": DEEP_SCHEMA}}
         key, value = self.rng.choice(BROKEN)
         return {**schema, key: value}
 
