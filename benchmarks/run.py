@@ -11,7 +11,9 @@ import argparse
 import json
 import platform
 import shlex
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -209,6 +211,25 @@ def bench_fuzz(seconds: float) -> dict[str, Any]:
     return rows | {"ratio": rows["in_process"] / rows["subprocess"]}
 
 
+def bench_javascript(groups: list[Group], formats: dict[str, Any], rounds: int) -> dict[str, Any]:
+    """7. The JavaScript implementation against the Python reference, per output, on the same real formats."""
+    node = shutil.which("node")
+    if node is None:
+        return {}
+    families = {group.id: {"schema": group.schema, "inputs": [test.input for test in group.tests]} for group in groups}
+    script = Path(__file__).parent / "js_formats.mjs"
+    answer = subprocess.run(
+        [node, str(script), str(rounds)], input=json.dumps(families), capture_output=True, text=True, check=True
+    )
+    rows = {
+        family: {"javascript_us": us, "python_us": formats["families"][family]["reference_us"]}
+        for family, us in json.loads(answer.stdout).items()
+    }
+    for row in rows.values():
+        row["ratio"] = row["javascript_us"] / row["python_us"]
+    return {"families": rows, "median_ratio": statistics.median(row["ratio"] for row in rows.values())}
+
+
 def table(title: str, header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
     lines = [title, "  ".join(cell.ljust(width) for cell, width in zip(header, widths, strict=True))]
@@ -241,6 +262,7 @@ def main() -> None:
         "compile": bench_compile(groups, rounds),
         "fuzz": bench_fuzz(3.0 if args.quick else 15.0),
     }
+    results["javascript"] = bench_javascript(groups, results["formats"], rounds)
     formats = results["formats"]
     print(
         table(
@@ -319,6 +341,20 @@ def main() -> None:
         f"\n6. conformance fuzz: {fuzzing['in_process']:.0f} pairs/s in process, {fuzzing['subprocess']:.0f} pairs/s "
         f"through the protocol (ratio {fuzzing['ratio']:.2f})"
     )
+    javascript = results["javascript"]
+    if javascript:
+        print(
+            "\n"
+            + table(
+                "7. The JavaScript implementation vs the Python reference, per output (node)",
+                ["family", "JavaScript µs", "Python µs", "ratio"],
+                [
+                    [name, f"{row['javascript_us']:.1f}", f"{row['python_us']:.1f}", f"{row['ratio']:.2f}"]
+                    for name, row in javascript["families"].items()
+                ],
+            )
+        )
+        print(f"   median ratio JavaScript / Python: {javascript['median_ratio']:.2f}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"\nresults written to {args.json}")

@@ -1,0 +1,1 @@
+../../../js/src/adapter.mjs

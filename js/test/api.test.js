@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ParseError, SchemaError, compile, parse } from "../src/index.js";
+import { unrepresentable } from "../src/adapter.mjs";
+import { compileExpression, search } from "../src/jmespath.js";
+import { Pattern, Template } from "../src/regex.js";
+
+test("a schema's problems are all reported, each with its pointer", () => {
+  let error;
+  try {
+    compile({ type: "object", "x-nope": 1, properties: { a: { type: "array" } } });
+  } catch (caught) {
+    error = caught;
+  }
+  assert.ok(error instanceof SchemaError);
+  assert.deepEqual(error.problems.map((problem) => [problem.category, problem.path]), [
+    ["unknown-keyword", "/x-nope"],
+    ["invalid-keyword", "/properties/a"],
+  ]);
+});
+
+test("an input error has its category and the node's pointer", () => {
+  assert.throws(() => parse({ type: "object", properties: { n: { type: "integer", "x-regex": "n=(.*)" } } }, "n=x"), (error) =>
+    error instanceof ParseError && error.category === "invalid-value" && error.path === "/properties/n");
+});
+
+test("a key named __proto__ is data, not a prototype", () => {
+  const out = parse({ "x-parser": "json", type: "object", properties: {} }, '{"__proto__": {"polluted": 1}}');
+  assert.equal(Object.getPrototypeOf(out), Object.prototype);
+  assert.deepEqual(Object.keys(out), ["__proto__"]);
+  assert.equal({}.polluted, undefined);
+});
+
+test("empty matches are iterated as Python iterates them", () => {
+  assert.deepEqual([...new Pattern("(x*?)").all("xx")].map((m) => m[1]), ["", "x", "", "x", ""]);
+  const pattern = new Pattern("x*?");
+  assert.equal(pattern.replace("xx", new Template("-", pattern)), "-----");
+});
+
+test("templates are checked against the pattern", () => {
+  const pattern = new Pattern("(a)");
+  assert.throws(() => new Template("\\2", pattern), /invalid group reference/);
+  assert.throws(() => new Template("\\q", pattern), /bad escape/);
+  assert.equal(new Template("[\\1\\\\\\-]", pattern).expand(["a", "a"]), "[a\\\\-]");
+});
+
+test("JMESPath functions follow SPEC [ARGS-6]", () => {
+  const run = (expression, value) => search(compileExpression(expression), value);
+  assert.equal(run("length(@)", "a😀"), 2);
+  assert.equal(run("reverse(@)", "a😀b"), "b😀a");
+  assert.deepEqual(run("[max(@), min(@)]", ["\uffff", "😀", "a"]), ["😀", "a"]);
+  assert.deepEqual(run("sort(@)", [10, 9, 1.5, -2]), [-2, 1.5, 9, 10]);
+  assert.equal(run("to_string(@)", { k: "ü", n: [1, true, null] }), '{"k":"\\u00fc","n":[1,true,null]}');
+  assert.deepEqual(run("calls[?name != 'skip'].name", { calls: [{ name: "a" }, { name: "skip" }] }), ["a"]);
+  assert.deepEqual(run("[*].{f: a || b}", [{ a: 1 }, { b: 2 }]), [{ f: 1 }, { f: 2 }]);
+  assert.deepEqual(run("a[1:3]", { a: [0, 1, 2, 3] }), [1, 2]);
+  assert.deepEqual(run("sort_by(@, &n)[].n", [{ n: 2 }, { n: 1 }]), [1, 2]);
+});
+
+test("the adapter names what JSON cannot hold", () => {
+  assert.equal(unrepresentable({ a: [1, NaN] }), "NaN at /a/1");
+  assert.equal(unrepresentable({ a: undefined }), "undefined at /a");
+  assert.equal(unrepresentable("\ud800"), "");
+  let deep = [];
+  for (let i = 0; i < 600; i++) deep = [deep];
+  assert.match(unrepresentable(deep), /deeper than 512/);
+});
