@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from ..cli import write_out
+from .adaptercheck import Check, check_adapter
 from .check import check_corpus, read_registry, read_retired
 from .corpus import Corpus, Test, case_files, corpus_dir, load, suite_version
 from .files import Outputs, write_atomic
 from .fuzz import Summary, case_file, fuzz, read_known_divergences
-from .implementations import PythonCallable, Reference, Subprocess
+from .implementations import ProtocolFailure, PythonCallable, Reference, Subprocess
 from .jsonvalue import dumps, load_strict, printable
 from .outcome import reference_expectations
 from .report import Terminal, footer, header, jsonl_text, junit_text, markdown_text, read_jsonl
@@ -196,6 +197,20 @@ def add_conformance_commands(commands: Any) -> None:
     fuzzer.add_argument("--startup-timeout", type=_seconds, default=10.0, metavar="SECONDS", help="(default 10)")
     fuzzer.add_argument("--max-restarts", type=_count, default=10, metavar="N", help="(default 10)")
     fuzzer.set_defaults(run=_fuzz, python=None, command=None)
+
+    adapter = sub.add_parser(
+        "adapter-check",
+        help="a protocol self-test of an adapter, before any conformance run",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Send an adapter one message per awkward situation (text outside the BMP, lone surrogates,\n"
+        "the empty input, 1,000 tests in one request, a hundred requests, null values, deep values, NaN,\n"
+        "shutdown) and report each protocol mistake with its fix. It judges the adapter, not the parsing.\n\n"
+        "exit codes: 0 every check passed, 1 some did not, 2 the program did not start.",
+    )
+    adapter.add_argument("--command", required=True, metavar='"PROGRAM ARGS..."', help="the adapter to check")
+    adapter.add_argument("--timeout", type=_seconds, default=5.0, metavar="SECONDS", help="per test (default 5)")
+    adapter.add_argument("--startup-timeout", type=_seconds, default=10.0, metavar="SECONDS", help="(default 10)")
+    adapter.set_defaults(run=_adapter_check)
 
     server = sub.add_parser(
         "serve",
@@ -417,6 +432,34 @@ def _fuzz(args: argparse.Namespace) -> int:
         else:
             outputs.discard()
     return EXIT_FAIL if summary.unexplained() else EXIT_OK
+
+
+def _adapter_check(args: argparse.Namespace) -> int:
+    if not args.command.strip():
+        return _harness_error("--command is empty (an unset variable?): name the program to run")
+    try:
+        implementation = Subprocess(args.command, args.startup_timeout)
+        implementation.start()
+    except (ValueError, ProtocolFailure) as exc:
+        return _harness_error(f"the adapter did not start: {exc}")
+    checks: list[Check] = []
+    try:
+        checks = check_adapter(implementation, read_registry(corpus_dir()).features, args.timeout)
+    except ProtocolFailure:
+        pass  # it did not restart: the checks so far say why
+    finally:
+        implementation.stop()
+    for check in checks:
+        write_out(
+            printable(
+                f"{'ok  ' if check.ok else 'FAIL'} {check.name}"
+                + (f"\n     {check.detail}" if check.detail else "")
+                + "\n"
+            )
+        )
+    failed = sum(not check.ok for check in checks)
+    write_out(f"{implementation.info.name}: {len(checks) - failed} of {len(checks)} checks passed\n")
+    return EXIT_FAIL if failed else EXIT_OK
 
 
 def _implementation(args: argparse.Namespace) -> Implementation:

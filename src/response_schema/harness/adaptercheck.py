@@ -1,0 +1,148 @@
+"""`conformance adapter-check`: a protocol self-test of an adapter, before any conformance run.
+
+Each check sends one awkward message whose right answer every implementation gives (a `string` node returns its
+input unchanged, [STR-1]; the `json` parser keeps `null`, [JSON-1]) and says, when the answer is wrong, what in
+the adapter to fix. It judges the adapter, not the parsing: a wrong category is not its concern."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .corpus import Group, Test
+from .implementations import ProtocolFailure, Subprocess
+
+STRING = {"type": "string"}
+JSON = {"x-parser": "json"}
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str = ""
+
+
+def _test(index: int, text: str) -> Test:
+    return Test(f"adapter-check.t{index}", "", (), frozenset(), frozenset(), text, None, "", "", "adapter-check", "")
+
+
+def _run(implementation: Subprocess, schema: Any, inputs: list[str], timeout: float) -> list[Any]:
+    tests = tuple(_test(index, text) for index, text in enumerate(inputs))
+    return implementation.run(Group("adapter-check", "", schema, tests, "", ""), list(tests), timeout)
+
+
+def _echo(implementation: Subprocess, inputs: list[str], timeout: float) -> str:
+    """ "" when a string node gave every input back unchanged, else what went wrong."""
+    for text, result in zip(inputs, _run(implementation, STRING, inputs, timeout), strict=True):
+        if result != {"output": text}:
+            return f"input {text[:40]!r} came back as {str(result)[:120]}"
+    return ""
+
+
+def check_adapter(implementation: Subprocess, registry: frozenset[str], timeout: float) -> list[Check]:
+    """Every check, in order; a protocol failure in one restarts the program for the next."""
+    checks: list[Check] = []
+
+    def attempt(name: str, fix: str, work: Callable[[], str]) -> None:
+        try:
+            problem = work()
+        except ProtocolFailure as failure:
+            problem = f"{failure.status}: {failure.message}"
+            if failure.message.startswith("not a JSON line"):
+                fix = "only protocol answers may go to stdout: send prints and logs to stderr (the kit adapters do)"
+            implementation.stop()
+            try:
+                implementation.start()
+            except ProtocolFailure as again:
+                checks.append(Check(name, False, f"{problem}; then it did not restart ({again.message}). Fix: {fix}"))
+                raise
+        checks.append(Check(name, not problem, f"{problem}. Fix: {fix}" if problem else ""))
+
+    def hello() -> str:
+        info = implementation.info
+        unknown = sorted(info.features - registry)
+        if unknown:
+            return f"unknown features {unknown}"
+        if not info.name or not info.language:
+            return "the implementation object needs a name and a language"
+        return ""
+
+    attempt("hello names the implementation and only registered features", "see features.json", hello)
+    attempt(
+        "text outside the BMP, accents and newlines come back unchanged",
+        "read and write UTF-8; keep strings as code points",
+        lambda: _echo(implementation, ["😀 é\n\r\t x", "a\u2028b", "\u0000"], timeout),
+    )
+    attempt(
+        "a lone surrogate comes back unchanged",
+        'decode the request with a JSON reader that keeps "\\ud800" and write it back as that escape',
+        lambda: _echo(implementation, ["\ud800", "x\udfffy"], timeout),
+    )
+    attempt(
+        "the empty input is an input",
+        "send every test's input, even an empty one",
+        lambda: _echo(implementation, [""], timeout),
+    )
+    attempt(
+        "a batch of 1,000 tests gets 1,000 results in order",
+        "answer every test of a run request, in its order",
+        lambda: _echo(implementation, [f"t{index}" for index in range(1000)], timeout),
+    )
+
+    def groups() -> str:
+        for index in range(100):
+            problem = _echo(implementation, [f"group {index}"], timeout)
+            if problem:
+                return f"group {index}: {problem}"
+        return ""
+
+    attempt("a hundred requests in a row", "answer each request with its own seq", groups)
+
+    def null_kept() -> str:
+        (result,) = _run(implementation, JSON, ['{"a": null, "b": [null]}'], timeout)
+        if result != {"output": {"a": None, "b": [None]}}:
+            return (
+                f"got {str(result)[:120]}: a key whose value is null was dropped or changed (JavaScript: a value "
+                "set to undefined, which JSON.stringify drops)"
+            )
+        return ""
+
+    attempt("null values and keys survive", "write null as null; never turn null into undefined", null_kept)
+
+    def deep() -> str:
+        (result,) = _run(implementation, JSON, ["[" * 200 + "]" * 200], timeout)
+        value, depth = result.get("output"), 0
+        while isinstance(value, list) and value:
+            value, depth = value[0], depth + 1
+        return "" if depth == 199 else f"200 nested arrays came back as {str(result)[:80]}"
+
+    attempt("values nested 200 deep are written", "write deep values without recursion limits", deep)
+
+    def non_finite() -> str:
+        results = _run(implementation, {"type": "number"}, ["nan", "inf", "1e999"], timeout)
+        for text, result in zip(["nan", "inf", "1e999"], results, strict=True):
+            if "output" in result:
+                return (
+                    f"{text!r} gave {str(result)[:80]}: if the implementation produced NaN or an infinity, the "
+                    'adapter must answer {"unrepresentable": "..."} (JSON.stringify writes NaN as null)'
+                )
+        return ""
+
+    attempt(
+        "NaN and infinities are never written as JSON values",
+        'check results before writing them and answer {"unrepresentable": reason}',
+        non_finite,
+    )
+
+    def quiet() -> str:
+        started = time.monotonic()
+        _echo(implementation, ["before shutdown"], timeout)
+        implementation.stop()
+        implementation.start()
+        return "" if time.monotonic() - started < 30 else "shutdown and restart took more than 30 s"
+
+    attempt("shutdown ends the program, and it starts again", "exit on shutdown", quiet)
+    return checks

@@ -1,0 +1,84 @@
+"""The implementers' kit: both adapters serve real implementations correctly, and `conformance adapter-check`
+passes them and catches the usual adapter mistakes."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import response_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE = shutil.which("node") or "node"
+PYTHON_ADAPTER = f"{shlex.quote(sys.executable)} {ROOT / 'conformance/adapters/python/adapter.py'}"
+NODE_ADAPTER = f"{NODE} {ROOT / 'conformance/adapters/node/adapter.mjs'}"
+FEATURES = ",".join(sorted(response_schema.FEATURES))
+
+
+def harness(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "response_schema", "conformance", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        f"{PYTHON_ADAPTER} response_schema:parse --features {FEATURES}",
+        f"{NODE_ADAPTER} {ROOT / 'js/src/index.js'}",
+    ],
+    ids=["python", "node"],
+)
+def test_the_kit_adapters_serve_and_pass_adapter_check(command: str) -> None:
+    checked = harness("adapter-check", "--command", command)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "10 of 10 checks passed" in checked.stdout
+    run = harness("run", "--command", command, "--strict")
+    assert run.returncode == 0, run.stdout[-3000:]
+
+
+def test_the_python_adapter_keeps_stdout_and_names_what_json_cannot_hold(tmp_path: Path) -> None:
+    (tmp_path / "noisy.py").write_text(
+        "import os\n"
+        "def parse(schema, text):\n"
+        "    print('chatter on stdout')\n"
+        "    os.write(1, b'raw bytes on the descriptor\\n')\n"
+        "    return {'n': float('nan')} if text == 'nan' else {1: 'x'} if text == 'key' else text\n",
+        encoding="utf-8",
+    )
+    command = f"{PYTHON_ADAPTER} noisy:parse --path {tmp_path}"
+    checked = harness("adapter-check", "--command", command)  # it parses nothing: only echo checks can pass
+    assert "ok   a hundred requests in a row" in checked.stdout and "stdout" not in checked.stdout, checked.stdout
+    request = (
+        '{"cmd": "hello", "protocol": 1}\n'
+        '{"cmd": "run", "seq": 1, "schema": {}, "tests": [{"id": "a", "input": "nan"}, {"id": "b", "input": "key"}]}\n'
+    )
+    answer = subprocess.run(shlex.split(command), input=request, capture_output=True, text=True, timeout=60)
+    lines = answer.stdout.splitlines()
+    assert len(lines) == 2 and '"unrepresentable": "nan at /n"' in lines[1] and "an int key" in lines[1]
+    assert "chatter on stdout" in answer.stderr and "raw bytes" in answer.stderr
+
+
+@pytest.mark.parametrize(
+    ("mode", "caught"),
+    [
+        ("prints-to-stdout", "only protocol answers may go to stdout"),
+        ("nan-as-null", "JSON.stringify writes NaN as null"),
+        ("drops-undefined", "which JSON.stringify drops"),
+    ],
+)
+def test_adapter_check_catches_sloppy_adapters(mode: str, caught: str) -> None:
+    command = f"{NODE} {ROOT / 'tests/implementations/sloppy_adapter.mjs'} {mode}"
+    checked = harness("adapter-check", "--command", command)
+    assert checked.returncode == 1, checked.stdout
+    assert caught in checked.stdout, checked.stdout
+
+
+def test_adapter_check_needs_a_program() -> None:
+    assert harness("adapter-check", "--command", "/nonexistent/adapter").returncode == 2
+    assert harness("adapter-check", "--command", " ").returncode == 2
