@@ -7,6 +7,8 @@ import marshal
 import sys
 from typing import Any
 
+from . import schemas
+from .configs import NoResponseSchema, schema_from
 from .errors import ParseError, ResponseSchemaError, SchemaError
 from .parser import Parser
 from .schema import compile_schema
@@ -32,7 +34,17 @@ FEATURES = frozenset(
     }
     | ({"regex-atomic"} if sys.version_info >= (3, 11) else set())
 )
-__all__ = ["ParseError", "Parser", "ResponseSchemaError", "SchemaError", "compile", "parse"]
+__all__ = [
+    "NoResponseSchema",
+    "ParseError",
+    "Parser",
+    "ResponseSchemaError",
+    "SchemaError",
+    "compile",
+    "parse",
+    "schema_from",
+    "schemas",
+]
 
 
 def compile(schema: dict[str, Any]) -> Parser:

@@ -8,7 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import SPEC_VERSION, __version__, compile
+from . import SPEC_VERSION, __version__, compile, schemas
+from .configs import NoResponseSchema, from_config, schema_from
 from .errors import ParseError, SchemaError, shown
 from .harness.jsonvalue import Refused, dumps, load_strict, printable
 
@@ -79,7 +80,12 @@ def _argument_parser() -> argparse.ArgumentParser:
         "exit codes: 0 parsed, 1 the input does not fit the schema, 2 bad schema, file or usage.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parse.add_argument("schema", metavar="SCHEMA.json", help="the response schema ('-': standard input)")
+    parse.add_argument(
+        "schema",
+        metavar="SCHEMA",
+        help="a schema file ('-': standard input), a model's tokenizer_config.json, chat_template.json or "
+        "processor_config.json or its folder, or a library schema's name",
+    )
     parse.add_argument(
         "input", metavar="INPUT", nargs="?", default="-", help="the model output ('-' or none: standard input)"
     )
@@ -94,8 +100,22 @@ def _argument_parser() -> argparse.ArgumentParser:
         "exit codes: 0 every schema is valid, 2 one is not (or a file cannot be read).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    check.add_argument("schemas", metavar="SCHEMA.json", nargs="+", help="response schemas ('-': standard input)")
+    check.add_argument(
+        "schemas", metavar="SCHEMA", nargs="+", help="response schemas, as for parse ('-': standard input)"
+    )
     check.set_defaults(run=_check)
+
+    library = commands.add_parser(
+        "schemas",
+        help="the library of real-format schemas: list them, or show one",
+        description="The library of real-format response schemas shipped with the package (also\n"
+        "response_schema.schemas.load(NAME) in Python). Without NAME, lists them.\n\n"
+        "exit codes: 0 listed or shown, 2 no such schema.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    library.add_argument("action", nargs="?", choices=["list", "show"], default="list")
+    library.add_argument("name", metavar="NAME", nargs="?", help="the schema to show")
+    library.set_defaults(run=_schemas)
 
     from .harness.cli import add_conformance_commands  # the reference itself never imports the harness
 
@@ -106,7 +126,7 @@ def _argument_parser() -> argparse.ArgumentParser:
 def _parse(args: argparse.Namespace) -> int:
     if args.schema == "-" and args.input == "-":
         raise UsageError("the schema and the input cannot both be standard input")
-    schema = load_json_file(args.schema)
+    schema = load_schema(args.schema)
     text = read_text(args.input)
     try:
         result = compile(schema).parse(text)
@@ -124,7 +144,7 @@ def _check(args: argparse.Namespace) -> int:
     failed = False
     for path in args.schemas:
         try:
-            schema = load_json_file(path)
+            schema = load_schema(path)
             compile(schema)
         except UsageError as exc:
             print(f"response-schema: {exc}", file=sys.stderr)
@@ -138,6 +158,20 @@ def _check(args: argparse.Namespace) -> int:
         else:
             write_out(f"{path}: ok\n")
     return EXIT_USAGE if failed else EXIT_OK
+
+
+def _schemas(args: argparse.Namespace) -> int:
+    if args.action == "show":
+        if not args.name:
+            raise UsageError("schemas show needs a NAME (response-schema schemas lists them)")
+        try:
+            write_out(dumps(schemas.load(args.name), indent=2) + "\n")
+        except KeyError as exc:
+            raise UsageError(str(exc.args[0])) from None
+        return EXIT_OK
+    for name in schemas.names():
+        write_out(f"{name:14} {schemas.load(name)['title']}\n")
+    return EXIT_OK
 
 
 def _fail(exc: SchemaError | ParseError, code: int) -> int:
@@ -182,6 +216,22 @@ def load_json_file(path: str) -> Any:
         raise UsageError(f"{name} {exc}") from None
     except ValueError as exc:
         raise UsageError(f"{name} is not valid JSON: {exc}") from None
+
+
+def load_schema(path: str) -> Any:
+    """The schema that SCHEMA names: a schema file, a model's config file or folder (its response_schema key),
+    or, when no such file exists, a schema of the library (``response-schema schemas``)."""
+    if path != "-" and not os.path.exists(path) and path in schemas.names():
+        return schemas.load(path)
+    if path != "-" and os.path.isdir(path):
+        try:
+            return schema_from(path)
+        except (NoResponseSchema, OSError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+    try:
+        return from_config(load_json_file(path), os.path.basename(path))
+    except NoResponseSchema as exc:
+        raise UsageError(str(exc)) from None
 
 
 if __name__ == "__main__":

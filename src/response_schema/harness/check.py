@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import FEATURES
+from .. import FEATURES, schemas
 from .corpus import Corpus, Problem, Test, categories
 from .jsonvalue import dumps, json_equal, load_strict
 from .outcome import matches, reference_outcomes
@@ -35,7 +35,8 @@ def read_retired(corpus_root: Path) -> set[str]:
 
 def check_corpus(corpus: Corpus, spec: Spec, registry: Registry, retired: set[str], full: bool) -> list[Problem]:
     """Every problem of the corpus. ``full`` adds what only the whole bundled corpus must satisfy: every MUST
-    rule and every error category pinned, and the worked examples of SPEC.md equal to their cases."""
+    rule and every error category pinned, the worked examples of SPEC.md equal to their cases, and the fmt.*
+    groups equal to the schema library."""
     problems = list(corpus.problems)
     problems += _identity(corpus, retired)
     problems += _references(corpus, spec, registry)
@@ -43,6 +44,23 @@ def check_corpus(corpus: Corpus, spec: Spec, registry: Registry, retired: set[st
     if full:
         problems += _coverage(corpus, spec)
         problems += _examples(corpus, spec)
+        problems += _library(corpus)
+    return problems
+
+
+def _library(corpus: Corpus) -> list[Problem]:
+    """The schema library and the corpus's fmt.* groups are one source of truth: each library schema is the
+    schema of the group fmt.NAME, and each fmt.* group's schema is in the library."""
+    groups = {group.id.removeprefix("fmt."): group for group in corpus.groups if group.id.startswith("fmt.")}
+    problems = []
+    for name in sorted(set(schemas.names()) | set(groups)):
+        group = groups.get(name)
+        if group is None:
+            problems.append(Problem("schemas", f"/{name}", f"library schema {name!r} has no corpus group fmt.{name}"))
+        elif name not in schemas.names():
+            problems.append(Problem(group.file, group.pointer, f"fmt.{name} has no library schema schemas/{name}.json"))
+        elif not json_equal(group.schema, schemas.load(name)):
+            problems.append(Problem(group.file, f"{group.pointer}/schema", f"differs from library schema {name!r}"))
     return problems
 
 
