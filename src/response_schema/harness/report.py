@@ -85,7 +85,7 @@ def junit_text(head: Record, records: list[Record], foot: Record) -> str:
                     case, kind, message=_xml(_junit_message(record)), type=record["status"]
                 )
                 if kind != "skipped":
-                    element.text = _xml(_expected_actual(record))
+                    element.text = _xml(expected_actual(record))
             if record.get("stderr"):
                 ElementTree.SubElement(case, "system-err").text = _xml(record["stderr"])
         for key in ("tests", "failures", "errors", "skipped"):
@@ -204,7 +204,7 @@ class Terminal:
         bad = [record for record in records if not_as_expected(record["status"], self.strict)]
         for record in bad[: self.show]:
             self.stream.write(self._paint(f"{record['status'].upper()} {record['id']}", "31") + "\n")
-            self.stream.write(printable(_indent(_expected_actual(record))) + "\n")
+            self.stream.write(printable(_indent(expected_actual(record))) + "\n")
         if len(bad) > self.show:
             self.stream.write(f"... and {len(bad) - self.show} more (see --report)\n")
         implementation = head["implementation"]
@@ -230,7 +230,7 @@ class Terminal:
         return f"\033[{code}m{text}\033[0m" if self.color else text
 
 
-def _expected_actual(record: Record) -> str:
+def expected_actual(record: Record) -> str:
     parts = []
     if record.get("message"):
         parts.append(f"message: {record['message']}")
