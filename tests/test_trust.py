@@ -555,7 +555,8 @@ def test_the_sdist_holds_every_file_the_tests_need(tmp_path: Path) -> None:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     needed = {"tox.ini", "README.md", "SPEC.md", "tests/conftest.py", "tests/implementations/misbehave.py"}
     needed |= {".pre-commit-hooks.yaml"}
-    needed |= {str(path.relative_to(ROOT)) for folder in ("tests", "benchmarks", "conformance", "docs", "js") for path in
+    folders = ("tests", "benchmarks", "conformance", "docs", "js")
+    needed |= {str(path.relative_to(ROOT)) for folder in folders for path in
                (ROOT / folder).rglob("*") if path.is_file() and "__pycache__" not in path.parts}  # fmt: skip
     assert needed <= names, sorted(needed - names)
 

@@ -90,6 +90,8 @@ def _argument_parser() -> argparse.ArgumentParser:
         "input", metavar="INPUT", nargs="?", default="-", help="the model output ('-' or none: standard input)"
     )
     parse.add_argument("--pretty", action="store_true", help="indent the JSON output")
+    parse.add_argument("--trace", action="store_true", help="show what each node did (a tree; JSON with --json)")
+    parse.add_argument("--json", action="store_true", help="with --trace: the trace as JSON (Parser.trace)")
     parse.set_defaults(run=_parse)
 
     check = commands.add_parser(
@@ -129,13 +131,58 @@ def _parse(args: argparse.Namespace) -> int:
     schema = load_schema(args.schema)
     text = read_text(args.input)
     try:
-        result = compile(schema).parse(text)
+        parser = compile(schema)
+        if args.trace:
+            trace = parser.trace(text)
+            write_out(dumps(trace, indent=2 if args.pretty else None) + "\n" if args.json else render_trace(trace))
+            return EXIT_INPUT if "error" in trace else EXIT_OK
+        result = parser.parse(text)
     except SchemaError as exc:
         return _fail(exc, EXIT_USAGE)
     except ParseError as exc:
         return _fail(exc, EXIT_INPUT)
     write_out(dumps(result, indent=2 if args.pretty else None) + "\n")
     return EXIT_OK
+
+
+def render_trace(trace: dict[str, Any]) -> str:
+    """A trace as an indented tree: each node's pointer, what it received, each stage, and what it produced."""
+    lines: list[str] = []
+
+    def short(value: Any, limit: int = 60) -> str:
+        text = dumps(value)
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+    def span(where: Any) -> str:
+        return f" [{where[0]}:{where[1]}]" if where else ""
+
+    def node(record: dict[str, Any], depth: int) -> None:
+        pad = "  " * depth
+        lines.append(f"{pad}{shown(record['path'])} <- {short(record['content'])}{span(record.get('span'))}")
+        for stage in record.get("stages", []):
+            name = stage["stage"]
+            if "match" in stage:
+                match = stage["match"]
+                found = "no match" if match is None else f"matched {short(match['text'], 40)}{span(match['span'])}"
+                lines.append(f"{pad}  {name}: {found}")
+                for group, value in (match or {}).get("groups", {}).items():
+                    lines.append(f"{pad}    group {group}: {short(value['text'], 40)}{span(value['span'])}")
+            elif "matches" in stage:
+                lines.append(f"{pad}  {name}: {len(stage['matches'])} matches")
+                for match in stage["matches"]:
+                    lines.append(f"{pad}    {short(match['text'], 50)}{span(match['span'])}")
+            else:
+                lines.append(f"{pad}  {name} -> {short(stage['output'])}")
+        for child in record.get("children", []):
+            node(child, depth + 1)
+        if "error" in record:
+            lines.append(f"{pad}  ERROR {record['error']['category']}: {record['error']['message']}")
+        else:
+            lines.append(f"{pad}  = {short(record.get('value'))}")
+
+    node(trace["root"], 0)
+    lines.append("result: " + (dumps(trace["value"]) if "value" in trace else f"error {trace['error']['category']}"))
+    return printable("\n".join(lines) + "\n")
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -1,0 +1,86 @@
+"""Parser.trace: the walk as data. Its value is always parse's result (over the whole corpus), and its spans
+point into the input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+import response_schema as rs
+from response_schema.harness.corpus import corpus_dir, load
+
+GPT_OSS = (
+    "<|channel|>analysis<|message|>Weather lookup.<|end|><|start|>assistant<|channel|>commentary "
+    'to=functions.get_weather <|constrain|>json<|message|>{"city": "Oslo"}<|call|>'
+)
+
+
+def records(record: dict[str, Any]) -> list[dict[str, Any]]:
+    found = [record]
+    for child in record.get("children", []):
+        found += records(child)
+    return found
+
+
+def test_the_trace_value_is_the_parse_result_over_the_whole_corpus() -> None:
+    checked = 0
+    for group in load([corpus_dir()]).groups:
+        try:
+            parser = rs.compile(group.schema)
+        except rs.SchemaError:
+            continue
+        for test in group.tests:
+            trace = parser.trace(test.input)
+            try:
+                value = parser.parse(test.input)
+            except rs.ParseError as error:
+                assert trace["error"]["category"] == error.category and trace["error"]["path"] == error.path
+                failing = [r for r in records(trace["root"]) if r.get("error", {}).get("path") == error.path]
+                assert failing, test.id
+            else:
+                assert "value" in trace and repr(trace["value"]) == repr(value), test.id
+            checked += 1
+    assert checked > 400
+
+
+def test_spans_point_into_the_input() -> None:
+    trace = rs.compile(rs.schemas.load("gpt-oss")).trace(GPT_OSS)
+    by_path = {record["path"]: record for record in records(trace["root"])}
+    thinking = by_path["/properties/thinking"]["stages"][0]["match"]
+    start, end = thinking["groups"]["1"]["span"]
+    assert GPT_OSS[start:end] == "Weather lookup." == trace["value"]["thinking"]
+    (call,) = by_path["/properties/tool_calls"]["stages"][0]["matches"]
+    assert GPT_OSS[call["span"][0] : call["span"][1]].startswith("<|channel|>commentary to=functions.get_weather")
+    for record in records(trace["root"]):
+        if "span" in record and isinstance(record["content"], str) and not record["content"].endswith("…"):
+            assert GPT_OSS[record["span"][0] : record["span"][1]] == record["content"]
+
+
+def test_a_failing_node_is_marked() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "x-regex": "n=(\\S+)"}}}
+    trace = rs.compile(schema).trace("n=x")
+    assert trace["error"] == {
+        "phase": "input",
+        "category": "invalid-value",
+        "path": "/properties/n",
+        "message": "not an integer: 'x'",
+    }
+    assert records(trace["root"])[1]["error"]["category"] == "invalid-value"
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_parse_trace_on_the_command_line(as_json: bool) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "response_schema", "parse", "gpt-oss", "--trace", *(["--json"] if as_json else [])],
+        input=GPT_OSS, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    if as_json:
+        assert json.loads(result.stdout) == rs.compile(rs.schemas.load("gpt-oss")).trace(GPT_OSS)
+    else:
+        assert '      group 1: "Weather lookup." [30:45]' in result.stdout
+        assert result.stdout.splitlines()[-1].startswith('result: {"role": "assistant"')
