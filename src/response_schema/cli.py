@@ -119,6 +119,19 @@ def _argument_parser() -> argparse.ArgumentParser:
     library.add_argument("name", metavar="NAME", nargs="?", help="the schema to show")
     library.set_defaults(run=_schemas)
 
+    playground = commands.add_parser(
+        "playground",
+        help="a local web page to try schemas on outputs, with the trace",
+        description="Serve the playground on http://127.0.0.1:PORT/ (this machine only, no external assets):\n"
+        "a schema and a model output on the left, the message, the matched spans and the trace on the right.\n"
+        "Each parse is cut off after 2 seconds. Ctrl-C stops it.\n\n"
+        "exit codes: 0 stopped, 2 the port cannot be used.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    playground.add_argument("--port", type=int, default=8765, help="the port (default 8765; 0 picks a free one)")
+    playground.add_argument("--open", action="store_true", help="open the page in a browser")
+    playground.set_defaults(run=_playground)
+
     from .harness.cli import add_conformance_commands  # the reference itself never imports the harness
 
     add_conformance_commands(commands)
@@ -205,6 +218,15 @@ def _check(args: argparse.Namespace) -> int:
         else:
             write_out(f"{path}: ok\n")
     return EXIT_USAGE if failed else EXIT_OK
+
+
+def _playground(args: argparse.Namespace) -> int:
+    from .playground import serve
+
+    try:
+        return serve(args.port, args.open)
+    except OSError as exc:
+        raise UsageError(f"cannot serve on 127.0.0.1:{args.port}: {exc.strerror or exc}") from None
 
 
 def _schemas(args: argparse.Namespace) -> int:

@@ -1,0 +1,123 @@
+"""`response-schema playground`: a local page to try schemas on model outputs, with the trace (Parser.trace)
+and the matched spans highlighted. Standard library only, bound to 127.0.0.1, no external assets.
+
+Every parse runs in a forked child process with a time limit, so a catastrophic pattern cannot freeze the
+server: the page says when a parse was cut off."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import webbrowser
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+
+from . import SchemaError, compile, schemas
+from .harness.corpus import corpus_dir, load
+from .harness.jsonvalue import dumps
+
+TIME_LIMIT = 2.0  # seconds a parse may take
+MAX_BODY = 4 * 1024 * 1024
+
+
+def examples() -> list[dict[str, Any]]:
+    """The library's schemas, each with the sample outputs of its corpus group."""
+    samples = {
+        group.id.removeprefix("fmt."): [test.input for test in group.tests] for group in load([corpus_dir()]).groups
+    }
+    return [
+        {
+            "name": name,
+            "title": schemas.load(name)["title"],
+            "schema": schemas.load(name),
+            "outputs": samples.get(name, []),
+        }
+        for name in schemas.names()
+    ]
+
+
+def _run(schema: Any, text: str, answer: Any) -> None:
+    """In the child: compile and trace, and send the result as JSON text."""
+    try:
+        parser = compile(schema)
+    except SchemaError as exc:
+        problems = [{"category": p.category, "path": p.path, "message": p.message} for p in exc.problems]
+        answer.send(dumps({"schema_errors": problems}))
+        return
+    answer.send(dumps(parser.trace(text)))
+
+
+def parse_with_limit(schema: Any, text: str, limit: float = TIME_LIMIT) -> dict[str, Any]:
+    """The trace of ``text`` (or the schema's problems), or ``{"timeout": limit}`` when the parse took longer."""
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_run, args=(schema, text, sender), daemon=True)
+    child.start()
+    sender.close()
+    try:
+        if receiver.poll(limit):
+            result: dict[str, Any] = json.loads(receiver.recv())
+            return result
+        return {"timeout": limit}
+    except EOFError:
+        return {"crash": "the parse ended without a result"}
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join()
+        receiver.close()
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "response-schema-playground"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def send(self, status: int, body: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        if self.path == "/":
+            page = resources.files("response_schema").joinpath("playground.html").read_bytes()
+            self.send(200, page, "text/html; charset=utf-8")
+        elif self.path == "/api/examples":
+            self.send(200, dumps(examples()).encode("utf-8"), "application/json")
+        else:
+            self.send(404, b"not found", "text/plain")
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if self.path != "/api/parse" or length > MAX_BODY:
+            self.send(404 if self.path != "/api/parse" else 413, b"no", "text/plain")
+            return
+        try:
+            request = json.loads(self.rfile.read(length))
+            schema, text = request["schema"], request["text"]
+            if not isinstance(text, str):
+                raise ValueError("text must be a string")
+        except (ValueError, KeyError, TypeError) as exc:
+            self.send(400, dumps({"bad_request": str(exc)}).encode("utf-8"), "application/json")
+            return
+        self.send(200, dumps(parse_with_limit(schema, text)).encode("utf-8"), "application/json")
+
+
+def serve(port: int, open_browser: bool) -> int:
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    print(f"response-schema playground on {url} (Ctrl-C to stop)", flush=True)
+    if open_browser:
+        webbrowser.open(url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0

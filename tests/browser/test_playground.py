@@ -1,0 +1,139 @@
+"""The playground in a real browser: headless Chromium (Debian's chromium and chromium-driver) driven by
+selenium. Run by `tox -e browser`, which sets BROWSER_TESTS=1: there a missing browser fails the run; elsewhere
+these tests are skipped. Screenshots go to reports/."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REQUIRED = os.environ.get("BROWSER_TESTS") == "1"
+REPORTS = Path(__file__).resolve().parents[2] / "reports"
+
+
+def _need(condition: bool, why: str) -> None:
+    if not condition:
+        if REQUIRED:
+            pytest.fail(why)
+        pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "response_schema", "playground", "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
+    assert server.stdout is not None
+    line = server.stdout.readline()
+    match = re.search(r"http://127\.0\.0\.1:\d+/", line)
+    assert match, line
+    yield match.group(0)
+    server.terminate()
+    server.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    webdriver = (
+        pytest.importorskip("selenium.webdriver") if not REQUIRED else __import__("selenium.webdriver").webdriver
+    )
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    _need(chromium is not None and driver is not None, "chromium and chromedriver are not installed")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    profile = tempfile.mkdtemp()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 f"--user-data-dir={profile}", "--window-size=1400,1000"):  # fmt: skip
+        options.add_argument(flag)
+    session = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver))
+    yield session
+    session.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def wait_for(browser: Any, condition: Any, seconds: float = 15) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"not within {seconds} s: {browser.find_element('id', 'status').text!r}")
+
+
+def text_of(browser: Any, element: str) -> str:
+    return str(browser.find_element("id", element).text)
+
+
+def set_value(browser: Any, element: str, value: str) -> None:
+    browser.execute_script(
+        "const e = document.getElementById(arguments[0]); e.value = arguments[1];e.dispatchEvent(new Event('input'));",
+        element,
+        value,
+    )
+
+
+def shot(browser: Any, name: str) -> None:
+    REPORTS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(REPORTS / f"playground-{name}.png"))
+
+
+def test_pick_a_format_edit_the_output_see_the_message(browser: Any, url: str) -> None:
+    started = time.monotonic()
+    browser.get(url)
+    wait_for(browser, lambda: len(browser.find_elements("css selector", "#example option")) > 10)
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element("id", "example")).select_by_value("qwen3")
+    wait_for(browser, lambda: '"role": "assistant"' in text_of(browser, "message"))
+    assert text_of(browser, "status") == "Parsed"
+    assert browser.find_elements("css selector", "#highlight mark")  # the matched spans
+    output = browser.find_element("id", "output")
+    set_value(browser, "output", "<think>Short plan.</think>\nThe answer is")
+    output.send_keys(" 42.")  # typed, as a person would
+    wait_for(browser, lambda: "The answer is 42." in text_of(browser, "message"))
+    assert '"thinking": "Short plan."' in text_of(browser, "message")
+    shot(browser, "format")
+    print(f"format picked and output edited in {time.monotonic() - started:.2f} s")
+
+
+def test_break_the_schema_see_the_error_at_the_node(browser: Any, url: str) -> None:
+    started = time.monotonic()
+    browser.get(url)
+    wait_for(browser, lambda: text_of(browser, "status") == "Parsed")
+    schema = '{"type": "object", "properties": {"content": {"type": "string", "x-regexx": "(a)"}}}'
+    set_value(browser, "schema", schema)
+    wait_for(browser, lambda: "problem" in text_of(browser, "status"))
+    problem = text_of(browser, "problems")
+    assert "/properties/content/x-regexx" in problem and "unknown-keyword" in problem
+    selected = browser.execute_script(
+        "const e = document.getElementById('schema'); return e.value.slice(e.selectionStart, e.selectionEnd);"
+    )
+    assert selected == '"x-regexx"'  # the node, marked in the schema
+    shot(browser, "schema-error")
+    print(f"schema error shown at its node in {time.monotonic() - started:.2f} s")
+
+
+def test_a_catastrophic_pattern_is_cut_off(browser: Any, url: str) -> None:
+    started = time.monotonic()
+    browser.get(url)
+    wait_for(browser, lambda: text_of(browser, "status") == "Parsed")
+    set_value(browser, "output", "a" * 40 + "c")
+    set_value(browser, "schema", '{"type": "string", "x-regex": "(?:a+)+(b)$"}')
+    wait_for(browser, lambda: text_of(browser, "status").startswith("Cut off"))
+    shot(browser, "timeout")
+    print(f"time-out shown in {time.monotonic() - started:.2f} s")
+    browser.find_element("id", "output").send_keys("")  # the page still answers
+    set_value(browser, "schema", '{"type": "string"}')
+    wait_for(browser, lambda: text_of(browser, "status") == "Parsed")

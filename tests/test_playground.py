@@ -1,0 +1,61 @@
+"""The playground's server, without a browser (tests/browser drives the page in Chromium)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from response_schema.playground import Handler, parse_with_limit
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def post(base: str, body: Any) -> tuple[int, Any]:
+    request = urllib.request.Request(f"{base}/api/parse", data=json.dumps(body).encode(), method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def test_the_page_and_the_examples(base: str) -> None:
+    with urllib.request.urlopen(f"{base}/", timeout=30) as response:
+        page = response.read().decode()
+    assert "<title>response-schema playground</title>" in page
+    assert "src=" not in page and "href=" not in page  # no external assets
+    with urllib.request.urlopen(f"{base}/api/examples", timeout=30) as response:
+        examples = json.loads(response.read())
+    assert len(examples) == 17 and all(example["outputs"] for example in examples)
+
+
+def test_parse_gives_the_trace_or_the_schema_problems(base: str) -> None:
+    status, result = post(base, {"schema": {"type": "string", "x-regex": "(a)"}, "text": "xa"})
+    assert status == 200 and result["value"] == "a" and result["root"]["stages"][0]["match"]["span"] == [1, 2]
+    status, result = post(base, {"schema": {"type": "nope"}, "text": ""})
+    assert result == {
+        "schema_errors": [{"category": "invalid-keyword", "path": "/type", "message": "unsupported type 'nope'"}]
+    }
+    assert post(base, {"schema": {}})[0] == 400
+    assert post(base, {"schema": {}, "text": 5})[0] == 400
+
+
+def test_a_catastrophic_pattern_is_cut_off() -> None:
+    result = parse_with_limit({"type": "string", "x-regex": "(?:a+)+(b)$"}, "a" * 40 + "c", limit=0.5)
+    assert result == {"timeout": 0.5}
+    assert parse_with_limit({"type": "string"}, "fine", limit=5)["value"] == "fine"
