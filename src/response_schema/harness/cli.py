@@ -116,9 +116,7 @@ def add_conformance_commands(commands: Any) -> None:
         "(bad arguments, unreadable cases or outputs, an implementation that never started), 130/143/129\n"
         "interrupted by SIGINT/SIGTERM/SIGHUP (the reports are written, marked interrupted).",
     )
-    which = run.add_mutually_exclusive_group()
-    which.add_argument("--python", metavar="MODULE:CALLABLE", help="an in-process Python implementation (no timeout)")
-    which.add_argument("--command", metavar='"PROGRAM ARGS..."', help="a program speaking protocol v1 (PROTOCOL.md)")
+    _implementation_options(run)
     run.add_argument("--cases", metavar="PATH", nargs="+", type=Path, help="case files or folders (default: bundled)")
     run.add_argument(
         "-k",
@@ -142,17 +140,6 @@ def add_conformance_commands(commands: Any) -> None:
         action="append",
         default=[],
         help="leave out tests with TAG (repeatable; a name from features.json)",
-    )
-    run.add_argument("--timeout", type=_seconds, default=5.0, metavar="SECONDS", help="per test (default 5)")
-    run.add_argument(
-        "--startup-timeout", type=_seconds, default=10.0, metavar="SECONDS", help="for the hello answer (default 10)"
-    )
-    run.add_argument(
-        "--max-restarts",
-        type=_count,
-        default=10,
-        metavar="N",
-        help="restarts allowed after crashes and hangs before the rest is not-run (default 10)",
     )
     run.add_argument("--known-failures", type=Path, metavar="FILE", help="expected failures, keyed by test id")
     run.add_argument(
@@ -179,9 +166,7 @@ def add_conformance_commands(commands: Any) -> None:
         "corpus format (FUZZING.md). The same seed gives the same pairs.\n\n"
         "exit codes: 0 no disagreement, 1 disagreements found, 2 the harness could not do its job.",
     )
-    which = fuzzer.add_mutually_exclusive_group()
-    which.add_argument("--python", metavar="MODULE:CALLABLE", help="an in-process Python implementation")
-    which.add_argument("--command", metavar='"PROGRAM ARGS..."', help="a program speaking protocol v1")
+    _implementation_options(fuzzer)
     fuzzer.add_argument("--seconds", type=_seconds, metavar="N", help="stop after N seconds (default 60)")
     fuzzer.add_argument("--count", type=_count, metavar="N", help="stop after N pairs")
     fuzzer.add_argument("--seed", type=_count, default=0, metavar="S", help="the random seed (default 0)")
@@ -193,10 +178,7 @@ def add_conformance_commands(commands: Any) -> None:
         metavar="FILE",
         help="classes these entries explain are reported as known and do not fail the run (FUZZING.md)",
     )
-    fuzzer.add_argument("--timeout", type=_seconds, default=5.0, metavar="SECONDS", help="per test (default 5)")
-    fuzzer.add_argument("--startup-timeout", type=_seconds, default=10.0, metavar="SECONDS", help="(default 10)")
-    fuzzer.add_argument("--max-restarts", type=_count, default=10, metavar="N", help="(default 10)")
-    fuzzer.set_defaults(run=_fuzz, python=None, command=None)
+    fuzzer.set_defaults(run=_fuzz)
 
     adapter = sub.add_parser(
         "adapter-check",
@@ -234,6 +216,24 @@ def add_conformance_commands(commands: Any) -> None:
     known.add_argument("report", metavar="REPORT.jsonl", type=Path)
     known.add_argument("-o", "--output", type=Path, metavar="FILE", help="where to write (default: standard output)")
     known.set_defaults(run=_known_failures)
+
+
+def _implementation_options(parser: argparse.ArgumentParser) -> None:
+    """The implementation to run, and how long to wait for it: the same for run and fuzz."""
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--python", metavar="MODULE:CALLABLE", help="an in-process Python implementation (no timeout)")
+    which.add_argument("--command", metavar='"PROGRAM ARGS..."', help="a program speaking protocol v1 (PROTOCOL.md)")
+    parser.add_argument("--timeout", type=_seconds, default=5.0, metavar="SECONDS", help="per test (default 5)")
+    parser.add_argument(
+        "--startup-timeout", type=_seconds, default=10.0, metavar="SECONDS", help="for the hello answer (default 10)"
+    )
+    parser.add_argument(
+        "--max-restarts",
+        type=_count,
+        default=10,
+        metavar="N",
+        help="restarts allowed after crashes and hangs before the rest is not-run (default 10)",
+    )
 
 
 def _check(args: argparse.Namespace) -> int:
