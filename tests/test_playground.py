@@ -59,3 +59,17 @@ def test_a_catastrophic_pattern_is_cut_off() -> None:
     result = parse_with_limit({"type": "string", "x-regex": "(?:a+)+(b)$"}, "a" * 40 + "c", limit=0.5)
     assert result == {"timeout": 0.5}
     assert parse_with_limit({"type": "string"}, "fine", limit=5)["value"] == "fine"
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "x"])
+def test_a_bad_port_is_a_usage_error(port: str) -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "response_schema", "playground", "--port", port],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr and "argument --port" in result.stderr

@@ -128,7 +128,7 @@ def _argument_parser() -> argparse.ArgumentParser:
         "exit codes: 0 stopped, 2 the port cannot be used.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    playground.add_argument("--port", type=int, default=8765, help="the port (default 8765; 0 picks a free one)")
+    playground.add_argument("--port", type=_port, default=8765, help="the port (default 8765; 0 picks a free one)")
     playground.add_argument("--open", action="store_true", help="open the page in a browser")
     playground.set_defaults(run=_playground)
 
@@ -218,6 +218,13 @@ def _check(args: argparse.Namespace) -> int:
         else:
             write_out(f"{path}: ok\n")
     return EXIT_USAGE if failed else EXIT_OK
+
+
+def _port(text: str) -> int:
+    """A TCP port, 0 to 65535 (argparse type)."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535)")
+    return int(text)
 
 
 def _playground(args: argparse.Namespace) -> int:
