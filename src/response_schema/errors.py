@@ -51,7 +51,7 @@ class ResponseSchemaError(Exception):
         self.path = path
         self.message = message
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[Any, ...]:  # native data only: pickling
         return (type(self), (self.category, self.path, self.message), self.__dict__)
 
 

@@ -30,7 +30,7 @@ class Parser:
             raise ParseError("type-mismatch", "", f"the input must be a string, not {type(text).__name__}")
         return walk(self.root, text)
 
-    def trace(self, text: str) -> dict[str, Any]:
+    def trace(self, text: str) -> dict[str, Any]:  # tracing only
         """What ``parse`` does, node by node, as data: ``{"value": ...}`` or ``{"error": {...}}``, and ``"root"``,
         the record of the root node. A record has the node's ``path``, a preview of its ``content`` (with its
         ``span`` in ``text`` when it is a slice of it), its ``stages`` (each regex match with its span and groups'
@@ -44,7 +44,7 @@ class Parser:
         result["root"] = root["children"][0]
         return result
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # native data only: the API's repr
         root = self.root
         keys = ", ".join(name for name, _ in root.properties)
         return f"<response_schema.Parser type={root.type or 'any'}{f' properties=[{keys}]' if keys else ''}>"
@@ -53,7 +53,7 @@ class Parser:
 def walk(node: Node, content: Any, trace: dict[str, Any] | None = None, offset: int | None = None) -> Any:
     """One node's processing steps, in the order of [NODE-1]. ``trace``, when given, is the parent's record, and
     ``offset`` where ``content`` starts in the input when it is a slice of it (Parser.trace)."""
-    if trace is not None:
+    if trace is not None:  # tracing only
         return _traced(node, content, trace, offset)
     if node.has_const:  # [CONST-1]
         return _fresh(node.const)
@@ -66,7 +66,7 @@ def walk(node: Node, content: Any, trace: dict[str, Any] | None = None, offset: 
     return _TYPES[node.type](node, content)
 
 
-def _traced(node: Node, content: Any, parent: dict[str, Any], offset: int | None) -> Any:
+def _traced(node: Node, content: Any, parent: dict[str, Any], offset: int | None) -> Any:  # tracing only
     """walk, recording what happens in a record appended to the parent's children."""
     record: dict[str, Any] = {"path": node.path, "content": _preview_value(content)}
     if isinstance(content, str) and offset is not None:
@@ -102,22 +102,22 @@ def _stages(node: Node, content: Any, record: dict[str, Any] | None = None, offs
     if node.substitutions:
         for pattern, replacement in node.substitutions:  # [SUBS-2]
             content = pattern.sub(replacement, content)
-        if record is not None:
+        if record is not None:  # tracing only
             record["stages"].append({"stage": "x-regex-substitutions", "output": _preview_value(content)})
             offset = None  # the text is no longer a slice of the input
     if node.regex is not None:  # [REGEX-2]
         match = node.regex.search(content)
-        if record is not None:
+        if record is not None:  # tracing only
             record["stages"].append({"stage": "x-regex", "match": _match_record(match, offset)})
         if match is None:  # [REGEX-4]
             return NO_VALUE if record is None else (NO_VALUE, None)
         content = _match_value(match)
-        if offset is not None and not match.re.groupindex and match.start(1) >= 0:
+        if offset is not None and not match.re.groupindex and match.start(1) >= 0:  # tracing only
             offset += match.start(1)
     if node.iterator is not None:  # [ITER-2]
         _need_string(node, content, "x-regex-iterator")
         matches = list(node.iterator.finditer(content))
-        if record is not None:
+        if record is not None:  # tracing only
             record["stages"].append(
                 {"stage": "x-regex-iterator", "matches": [_match_record(m, offset) for m in matches]}
             )
@@ -126,7 +126,7 @@ def _stages(node: Node, content: Any, record: dict[str, Any] | None = None, offs
             return NO_VALUE if record is None else (NO_VALUE, None)
     if node.key_value is not None:  # [KV-3]
         _need_string(node, content, "x-regex-key-value")
-        if record is not None:
+        if record is not None:  # tracing only
             pairs = [_match_record(m, offset) for m in node.key_value.finditer(content)]
             record["stages"].append({"stage": "x-regex-key-value", "matches": pairs})
         content = _key_values(node, content)
@@ -136,11 +136,11 @@ def _stages(node: Node, content: Any, record: dict[str, Any] | None = None, offs
         content = _run_parser(node, content, record)
     if node.mapping is not None or node.mapping_regex is not None:
         content = _apply_mappings(node, content)
-        if record is not None:
+        if record is not None:  # tracing only
             record["stages"].append({"stage": "x-mapping", "output": _preview_value(content)})
     if record is None:
         return content
-    return content, offset if isinstance(content, str) else None
+    return content, offset if isinstance(content, str) else None  # tracing only
 
 
 def _match_value(match: re.Match[str]) -> Any:
@@ -178,7 +178,7 @@ def _run_parser(node: Node, content: Any, record: dict[str, Any] | None = None) 
         if not node.allow_non_json:  # [ARGS-4]
             raise ParseError("invalid-json", node.path, f"not JSON ({exc}): {_preview(content)}") from None
         value = content
-    if record is not None:
+    if record is not None:  # tracing only
         record["stages"].append({"stage": f"x-parser {node.parser}", "output": _preview_value(value)})
     if node.transform is not None:  # [ARGS-3]
         try:
@@ -187,7 +187,7 @@ def _run_parser(node: Node, content: Any, record: dict[str, Any] | None = None) 
             raise ParseError("transform-failed", node.path, f"transform failed: {exc}") from None
         if not is_json_value(value):  # [ARGS-5] to_number("inf") and the like
             raise ParseError("transform-failed", node.path, f"the transform gave a value JSON cannot hold: {value!r}")
-        if record is not None:
+        if record is not None:  # tracing only
             record["stages"].append({"stage": "transform", "output": _preview_value(value)})
     return value
 
@@ -336,7 +336,7 @@ def _describe(content: Any) -> str:
     return f"{type(content).__name__} {_preview(content)}"
 
 
-def _preview_value(value: Any, limit: int = 200) -> Any:
+def _preview_value(value: Any, limit: int = 200) -> Any:  # tracing only
     """A value for a trace: strings cut to ``limit`` characters, containers as compact JSON text when long."""
     if isinstance(value, str):
         return value if len(value) <= limit else value[:limit] + "…"
@@ -346,7 +346,7 @@ def _preview_value(value: Any, limit: int = 200) -> Any:
     return value
 
 
-def _match_record(match: re.Match[str] | None, offset: int | None) -> dict[str, Any] | None:
+def _match_record(match: re.Match[str] | None, offset: int | None) -> dict[str, Any] | None:  # tracing only
     """A regex match for a trace: its span and each group's span and text (spans in the input when known)."""
     if match is None:
         return None

@@ -101,7 +101,7 @@ def is_json_value(value: Any) -> bool:
             continue
         if not isinstance(item, (list, dict)):
             return False  # native data only
-        if id(item) in checked:
+        if id(item) in checked:  # native data only: a container shared in the value
             continue
         if id(item) in open_:
             return False  # native data only: a cycle
