@@ -117,6 +117,7 @@ def test_break_the_schema_see_the_error_at_the_node(browser: Any, url: str) -> N
     wait_for(browser, lambda: "problem" in text_of(browser, "status"))
     problem = text_of(browser, "problems")
     assert "/properties/content/x-regexx" in problem and "unknown-keyword" in problem
+    browser.find_element("css selector", "#problems li").click()  # the problem selects its keyword
     selected = browser.execute_script(
         "const e = document.getElementById('schema'); return e.value.slice(e.selectionStart, e.selectionEnd);"
     )
