@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import ParseError, ResponseSchemaError, SchemaError, compile
+from .. import ParseError, Parser, ResponseSchemaError, SchemaError, compile
 from .corpus import categories
 from .jsonvalue import json_equal
 
@@ -17,6 +17,27 @@ def reference_outcomes(schema: Any, inputs: list[str]) -> list[Outcome]:
         parser = compile(schema)
     except SchemaError as exc:
         return [_error(exc)] * len(inputs)
+    return _parse_all(parser, inputs)
+
+
+def reference_expectations(schema: Any, inputs: list[str]) -> list[dict[str, Any]]:
+    """What a case file expects of each input: the reference's output, or its error's phase and category (all
+    the categories of a schema with problems of several, any of which is right, [SCHEMA-1])."""
+    try:
+        parser = compile(schema)
+    except SchemaError as exc:
+        found = list(dict.fromkeys(problem.category for problem in exc.problems))
+        category = found if len(found) > 1 else found[0]
+        return [{"error": {"phase": exc.phase, "category": category}} for _ in inputs]
+    return [
+        {"error": {"phase": outcome["error"]["phase"], "category": outcome["error"]["category"]}}
+        if "error" in outcome
+        else outcome
+        for outcome in _parse_all(parser, inputs)
+    ]
+
+
+def _parse_all(parser: Parser, inputs: list[str]) -> list[Outcome]:
     outcomes: list[Outcome] = []
     for text in inputs:
         try:
@@ -24,23 +45,6 @@ def reference_outcomes(schema: Any, inputs: list[str]) -> list[Outcome]:
         except ParseError as exc:
             outcomes.append(_error(exc))
     return outcomes
-
-
-def reference_expectations(schema: Any, inputs: list[str]) -> list[dict[str, Any]]:
-    """What a case file expects of each input: the reference's output, or its error's phase and category (all
-    the categories of a schema with problems of several, any of which is right, [SCHEMA-1])."""
-    try:
-        compile(schema)
-        categories: list[str] = []
-    except SchemaError as exc:
-        categories = list(dict.fromkeys(problem.category for problem in exc.problems))
-    expectations = []
-    for outcome in reference_outcomes(schema, inputs):
-        if "error" in outcome:
-            category = categories if len(categories) > 1 else outcome["error"]["category"]
-            outcome = {"error": {"phase": outcome["error"]["phase"], "category": category}}
-        expectations.append(outcome)
-    return expectations
 
 
 def _error(exc: ResponseSchemaError) -> Outcome:
