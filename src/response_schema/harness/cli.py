@@ -281,8 +281,6 @@ def _record(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.command is not None and not args.command.strip():
-        return _harness_error("--command is empty (an unset variable?): name the program to run")
     paths = args.cases or [corpus_dir()]
     corpus = load(paths)
     if corpus.problems or not corpus.groups:
@@ -361,8 +359,6 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _fuzz(args: argparse.Namespace) -> int:
-    if args.command is not None and not args.command.strip():
-        return _harness_error("--command is empty (an unset variable?): name the program to run")
     seconds = args.seconds if args.seconds is not None or args.count is not None else 60.0
     target = args.out / f"fuzz-s{args.seed}.json" if args.out else None
     try:
@@ -435,8 +431,6 @@ def _fuzz(args: argparse.Namespace) -> int:
 
 
 def _adapter_check(args: argparse.Namespace) -> int:
-    if not args.command.strip():
-        return _harness_error("--command is empty (an unset variable?): name the program to run")
     try:
         implementation = Subprocess(args.command, args.startup_timeout)
         implementation.start()

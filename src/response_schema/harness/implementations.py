@@ -123,7 +123,7 @@ class Subprocess:
     def __init__(self, command: str, startup_timeout: float = 10.0, line_limit: int = LINE_LIMIT) -> None:
         self.argv = shlex.split(command)
         if not self.argv:
-            raise ValueError("--command is empty")
+            raise ValueError("--command is empty (an unset variable?): name the program to run")
         self.startup_timeout = startup_timeout
         self.line_limit = line_limit
         self.process: subprocess.Popen[bytes] | None = None
