@@ -26,14 +26,10 @@ def examples() -> list[dict[str, Any]]:
     samples = {
         group.id.removeprefix("fmt."): [test.input for test in group.tests] for group in load([corpus_dir()]).groups
     }
+    library = {name: schemas.load(name) for name in schemas.names()}
     return [
-        {
-            "name": name,
-            "title": schemas.load(name)["title"],
-            "schema": schemas.load(name),
-            "outputs": samples.get(name, []),
-        }
-        for name in schemas.names()
+        {"name": name, "title": schema["title"], "schema": schema, "outputs": samples.get(name, [])}
+        for name, schema in library.items()
     ]
 
 
