@@ -12,6 +12,7 @@ import pytest
 
 import response_schema as rs
 from response_schema.harness.corpus import corpus_dir, load
+from response_schema.harness.fuzzgen import Generator
 
 GPT_OSS = (
     "<|channel|>analysis<|message|>Weather lookup.<|end|><|start|>assistant<|channel|>commentary "
@@ -84,3 +85,28 @@ def test_parse_trace_on_the_command_line(as_json: bool) -> None:
     else:
         assert '      group 1: "Weather lookup." [30:45]' in result.stdout
         assert result.stdout.splitlines()[-1].startswith('result: {"role": "assistant"')
+
+
+def test_every_span_over_generated_schemas_points_at_its_text() -> None:
+    """Spans are given while the content is still a slice of the input (also after a stage that left the text
+    as it was), and each one, of a node, a match or a group, points at exactly its text."""
+    generator = Generator(7, rs.FEATURES)
+    spans = 0
+    for _ in range(600):
+        pair = generator.pair()
+        try:
+            parser = rs.compile(pair.schema)
+        except rs.SchemaError:
+            continue
+        for text in pair.inputs:
+            for record in records(parser.trace(text)["root"]):
+                found = [(record.get("span"), record["content"])]
+                for stage in record.get("stages", []):
+                    for match in [stage["match"]] if stage.get("match") else stage.get("matches", []):
+                        found.append((match["span"], match["text"]))
+                        found += [(group["span"], group["text"]) for group in match["groups"].values()]
+                for span, content in found:
+                    if span and isinstance(content, str) and not content.endswith("…"):
+                        assert text[span[0] : span[1]] == content, (pair.schema, text)
+                        spans += 1
+    assert spans > 5000

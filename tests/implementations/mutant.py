@@ -1,101 +1,133 @@
-"""The reference with one planted bug, served over protocol v1, for the fuzz tests.
+"""The reference with one planted bug, served over protocol v1 by the kit's Python adapter, for the fuzz tests.
 
     python mutant.py BUG
 
-Each BUG is a mistake real ports make; `conformance fuzz` must find every one."""
+Each BUG is a mistake real ports make; `conformance fuzz` must find every one. Bugs are planted through public
+seams only: a ``Walk`` subclass given to ``Parser`` (one step of the walk changed), or the schema rewritten
+before ``compile`` (after the original is compiled, so that its problems are still reported)."""
 
 from __future__ import annotations
 
 import dataclasses
 import sys
+from pathlib import Path
 from typing import Any
 
-from response_schema import parser, schema
-from response_schema.harness.serve import serve
+import response_schema as rs
+from response_schema.walk import NO_VALUE, Walk
 
-BUG = sys.argv[1]
-walk, stages, match_value, obj, integer = (
-    parser.walk,
-    parser._stages,
-    parser._match_value,
-    parser._object,
-    parser._integer,
-)
+sys.path.insert(0, str(Path(__file__).parents[2] / "conformance" / "adapters" / "python"))
+import adapter  # the kit's adapter, beside the corpus
 
 
-def no_match_gives_empty_string(node: Any, content: Any) -> Any:
-    result = stages(node, content)
-    return "" if result is parser.NO_VALUE and node.regex is not None and node.iterator is None else result
+class NoMatchGivesEmptyString(Walk):
+    def stages(self, node: Any, content: Any) -> Any:
+        result = super().stages(node, content)
+        return "" if result is NO_VALUE and node.regex is not None and node.iterator is None else result
 
 
-def unset_group_gives_whole_match(match: Any) -> Any:
-    value = match_value(match)
-    return match.group(0) if value is None and not match.re.groupindex else value
+class UnsetGroupGivesWholeMatch(Walk):
+    def match_value(self, match: Any) -> Any:
+        value = super().match_value(match)
+        return match.group(0) if value is None and not match.re.groupindex else value
 
 
-def null_values_dropped(node: Any, content: Any) -> Any:
-    output = obj(node, content)
-    return {key: value for key, value in output.items() if value is not None} if isinstance(content, dict) else output
+class NullValuesDropped(Walk):
+    def object_node(self, node: Any, content: Any) -> Any:
+        output = super().object_node(node, content)
+        if isinstance(content, dict):
+            return {key: value for key, value in output.items() if value is not None}
+        return output
 
 
-def empty_iterator_gives_list(node: Any, content: Any) -> Any:
-    result = stages(node, content)
-    return [] if result is parser.NO_VALUE and node.iterator is not None else result
+class EmptyIteratorGivesList(Walk):
+    def stages(self, node: Any, content: Any) -> Any:
+        result = super().stages(node, content)
+        return [] if result is NO_VALUE and node.iterator is not None else result
 
 
-def integers_accept_fractions(node: Any, content: Any) -> Any:
-    if isinstance(content, str):
-        try:
-            return int(float(content))
-        except (ValueError, OverflowError):
-            pass
-    return integer(node, content)
+class IntegersAcceptFractions(Walk):
+    def integer_node(self, node: Any, content: Any) -> Any:
+        if isinstance(content, str):
+            try:
+                return int(float(content))
+            except (ValueError, OverflowError):
+                pass
+        return super().integer_node(node, content)
 
 
-def const_loses_to_text(node: Any, content: Any) -> Any:
-    if node.has_const and isinstance(content, str):
-        return walk(dataclasses.replace(node, has_const=False), content)
-    return walk(node, content)
+class ConstLosesToText(Walk):
+    def node(self, node: Any, content: Any) -> Any:
+        if node.has_const and isinstance(content, str):
+            return super().node(dataclasses.replace(node, has_const=False), content)
+        return super().node(node, content)
 
 
-def last_duplicate_loses(node: Any, content: str) -> dict[str, str]:
-    pairs: dict[str, str] = {}
-    for match in node.key_value.finditer(content):
-        pairs.setdefault(match.group("key"), match.group("value"))
-    return pairs
+class LastDuplicateLoses(Walk):
+    def key_values(self, node: Any, matches: Any) -> Any:
+        pairs: dict[str, str] = {}
+        for match in matches:
+            pairs.setdefault(match.group("key"), match.group("value"))
+        return pairs
 
 
-compiler_node = schema._Compiler.node
-compiler_additional = schema._Compiler.additional
-compiler_transform = schema._Compiler.transform
+def rewritten(schema: Any, change: Any) -> Any:
+    """A copy of ``schema`` with ``change`` applied to every node (a dict), children first."""
+    if not isinstance(schema, dict):
+        return schema
+    node = dict(schema)
+    if isinstance(node.get("properties"), dict):
+        node["properties"] = {name: rewritten(child, change) for name, child in node["properties"].items()}
+    for key in ("items", "additionalProperties"):
+        if isinstance(node.get(key), dict):
+            node[key] = rewritten(node[key], change)
+    if isinstance(node.get("prefixItems"), list):
+        node["prefixItems"] = [rewritten(child, change) for child in node["prefixItems"]]
+    change(node)
+    return node
 
 
-def default_ignored(self: Any, value: Any, path: Any, depth: int) -> Any:
-    node = compiler_node(self, value, path, depth)
-    return dataclasses.replace(node, has_default=False) if node is not None else None
+def no_default(node: dict[str, Any]) -> None:
+    node.pop("default", None)
 
 
-def additional_dropped(self: Any, value: Any, path: Any, depth: int) -> Any:
-    return compiler_additional(self, value, path, depth) if "additionalProperties" in value else False
+def no_additional(node: dict[str, Any]) -> None:
+    if node.get("type") == "object":
+        node.setdefault("additionalProperties", False)
 
 
-def transform_ignored(self: Any, expression: Any, path: Any) -> Any:
-    compiler_transform(self, expression, path)  # still checked, then forgotten
-    return None
+def no_transform(node: dict[str, Any]) -> None:
+    args = node.get("x-parser-args")
+    if isinstance(args, dict) and "transform" in args:
+        node["x-parser-args"] = {key: value for key, value in args.items() if key != "transform"}
 
 
-PATCHES = {
-    "no-match-empty-string": lambda: setattr(parser, "_stages", no_match_gives_empty_string),
-    "unset-group-whole-match": lambda: setattr(parser, "_match_value", unset_group_gives_whole_match),
-    "additional-dropped": lambda: setattr(schema._Compiler, "additional", additional_dropped),
-    "null-values-dropped": lambda: parser._TYPES.__setitem__("object", null_values_dropped),
-    "empty-iterator-list": lambda: setattr(parser, "_stages", empty_iterator_gives_list),
-    "integer-accepts-fraction": lambda: parser._TYPES.__setitem__("integer", integers_accept_fractions),
-    "transform-ignored": lambda: setattr(schema._Compiler, "transform", transform_ignored),
-    "const-loses": lambda: setattr(parser, "walk", const_loses_to_text),
-    "default-ignored": lambda: setattr(schema._Compiler, "node", default_ignored),
-    "last-duplicate-loses": lambda: setattr(parser, "_key_values", last_duplicate_loses),
+WALKS = {
+    "no-match-empty-string": NoMatchGivesEmptyString,
+    "unset-group-whole-match": UnsetGroupGivesWholeMatch,
+    "null-values-dropped": NullValuesDropped,
+    "empty-iterator-list": EmptyIteratorGivesList,
+    "integer-accepts-fraction": IntegersAcceptFractions,
+    "const-loses": ConstLosesToText,
+    "last-duplicate-loses": LastDuplicateLoses,
 }
+REWRITES = {"default-ignored": no_default, "additional-dropped": no_additional, "transform-ignored": no_transform}
+BUG = sys.argv[1]
 
-PATCHES[BUG]()
-sys.exit(serve(sys.stdin.buffer, sys.stdout.buffer))
+
+def parse(schema: Any, text: str) -> Any:
+    parser = rs.compile(schema)  # the original's problems are reported, whatever the bug
+    if BUG in REWRITES:
+        return rs.compile(rewritten(schema, REWRITES[BUG])).parse(text)
+    return rs.Parser(parser.root, WALKS[BUG]()).parse(text)
+
+
+if BUG not in WALKS and BUG not in REWRITES:
+    sys.exit(f"mutant.py: unknown bug {BUG!r}")
+hello = {
+    "protocol": 1,
+    "implementation": {"name": f"mutant {BUG}", "version": rs.__version__, "language": "python"},
+    "features": sorted(rs.FEATURES),
+    "categorizes_errors": True,
+}
+sys.exit(adapter.serve(parse, hello))
