@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import response_schema as rs
-from response_schema.harness.jsonvalue import json_equal
+from response_schema.jsontext import json_equal
 
 PATTERNS = st.sampled_from(
     [

@@ -577,7 +577,7 @@ def test_the_sdist_holds_every_file_the_tests_need(tmp_path: Path) -> None:
     ],
 )
 def test_numbers_compare_as_json_means_them(expected: Any, actual: Any, equal: bool) -> None:
-    from response_schema.harness.jsonvalue import json_equal
+    from response_schema.jsontext import json_equal
 
     assert json_equal(expected, actual) is equal
     assert json_equal(actual, expected) is equal

@@ -11,7 +11,9 @@ from typing import Any
 from . import SPEC_VERSION, __version__, compile, schemas
 from .configs import NoResponseSchema, from_config, schema_from
 from .errors import ParseError, SchemaError, shown
-from .harness.jsonvalue import Refused, dumps, load_strict, printable
+from .files import FileProblem, load_json, read_text, write_out
+from .jsontext import dumps, printable
+from .usage import CommandLine, port
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away (`| head`)
@@ -33,14 +35,13 @@ class UsageError(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _argument_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
-        code = int(args.run(args))
+        code = _conformance(words[1:]) if words[:1] == ["conformance"] else _run(words)
         sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
         return code
-    except UsageError as exc:
-        print(f"response-schema: {exc}", file=sys.stderr)
+    except (UsageError, FileProblem) as exc:
+        print(printable(f"response-schema: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
@@ -66,11 +67,11 @@ class _Version(argparse.Action):
 
 
 def _argument_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandLine(
         prog="response-schema", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--version", action=_Version)
-    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND", parser_class=CommandLine)
 
     parse = commands.add_parser(
         "parse",
@@ -128,14 +129,28 @@ def _argument_parser() -> argparse.ArgumentParser:
         "exit codes: 0 stopped, 2 the port cannot be used.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    playground.add_argument("--port", type=_port, default=8765, help="the port (default 8765; 0 picks a free one)")
+    playground.add_argument("--port", type=port, default=8765, help="the port (default 8765; 0 picks a free one)")
     playground.add_argument("--open", action="store_true", help="open the page in a browser")
     playground.set_defaults(run=_playground)
 
-    from .harness.cli import add_conformance_commands  # the reference itself never imports the harness
-
-    add_conformance_commands(commands)
+    conformance = commands.add_parser(
+        "conformance",
+        help="the conformance corpus: check it, run an implementation against it, record expectations",
+        add_help=False,  # its own command line (harness/cli.py) answers --help
+    )
+    conformance.add_argument("arguments", nargs=argparse.REMAINDER)
     return parser
+
+
+def _run(argv: list[str]) -> int:
+    args = _argument_parser().parse_args(argv)
+    return int(args.run(args))
+
+
+def _conformance(argv: list[str]) -> int:
+    from .harness.cli import main  # only here: parse, check and the rest never load the harness
+
+    return main(argv)
 
 
 def _parse(args: argparse.Namespace) -> int:
@@ -206,8 +221,8 @@ def _check(args: argparse.Namespace) -> int:
         try:
             schema = load_schema(path)
             compile(schema)
-        except UsageError as exc:
-            print(f"response-schema: {exc}", file=sys.stderr)
+        except (UsageError, FileProblem) as exc:
+            print(printable(f"response-schema: {exc}"), file=sys.stderr)
             failed = True
         except SchemaError as exc:
             lines = [f"{path}: {shown(p.path)}: {p.category}: {p.message}" for p in exc.problems]
@@ -218,13 +233,6 @@ def _check(args: argparse.Namespace) -> int:
         else:
             write_out(f"{path}: ok\n")
     return EXIT_USAGE if failed else EXIT_OK
-
-
-def _port(text: str) -> int:
-    """A TCP port, 0 to 65535 (argparse type)."""
-    if not text.isdigit() or int(text) > 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535)")
-    return int(text)
 
 
 def _playground(args: argparse.Namespace) -> int:
@@ -258,42 +266,6 @@ def _fail(exc: SchemaError | ParseError, code: int) -> int:
     return code
 
 
-def write_out(text: str) -> None:
-    """Write to standard output as UTF-8, whatever the locale says."""
-    sys.stdout.flush()
-    sys.stdout.buffer.write(text.encode("utf-8"))
-    sys.stdout.buffer.flush()
-
-
-def read_text(path: str) -> str:
-    """A file's text, or standard input's for '-': bytes decoded as strict UTF-8, nothing converted ([GEN-1])."""
-    name = "standard input" if path == "-" else path
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as handle:
-                data = handle.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"cannot read {name}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
-
-
-def load_json_file(path: str) -> Any:
-    """A JSON file's value (strict RFC 8259, no repeated keys), or UsageError naming the file and the problem."""
-    name = "standard input" if path == "-" else path
-    text = read_text(path)
-    try:
-        return load_strict(text)
-    except Refused as exc:
-        raise UsageError(f"{name} {exc}") from None
-    except ValueError as exc:
-        raise UsageError(f"{name} is not valid JSON: {exc}") from None
-
-
 def load_schema(path: str) -> Any:
     """The schema that SCHEMA names: a schema file, a model's config file or folder (its response_schema key),
     or, when no such file exists, a schema of the library (``response-schema schemas``)."""
@@ -302,10 +274,10 @@ def load_schema(path: str) -> Any:
     if path != "-" and os.path.isdir(path):
         try:
             return schema_from(path)
-        except (NoResponseSchema, OSError, ValueError) as exc:
+        except NoResponseSchema as exc:
             raise UsageError(str(exc)) from None
     try:
-        return from_config(load_json_file(path), os.path.basename(path))
+        return from_config(load_json(path), os.path.basename(path))
     except NoResponseSchema as exc:
         raise UsageError(str(exc)) from None
 

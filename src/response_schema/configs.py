@@ -5,10 +5,11 @@ a tokenizer or processor object that still has the attribute. transformers >= 5.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
+
+from .files import load_json
 
 CONFIG_FILES = ("tokenizer_config.json", "chat_template.json", "processor_config.json")
 
@@ -20,7 +21,9 @@ class NoResponseSchema(ValueError):
 def schema_from(source: Any) -> Any:
     """The response schema of ``source``: a model folder, a config file, a config dict, or an object with a
     ``response_schema`` attribute. A dict or file without the key is taken as a schema itself, unless it is
-    one of the config files (then NoResponseSchema says so).
+    one of the config files (then NoResponseSchema says so). A file is read as the command line reads it
+    (strict JSON: a repeated key is refused, in a config file and through a folder alike); one that cannot be
+    read or is not such JSON raises ``response_schema.files.FileProblem``.
 
         response_schema.parse(response_schema.schema_from("path/to/model"), text)   # as parse_response did
     """
@@ -34,11 +37,11 @@ def schema_from(source: Any) -> Any:
             for name in CONFIG_FILES:
                 candidate = path / name
                 if candidate.is_file():
-                    data = json.loads(candidate.read_text(encoding="utf-8"))
+                    data = load_json(candidate)
                     if isinstance(data, dict) and "response_schema" in data:
                         return data["response_schema"]
             raise NoResponseSchema(f"{path}: none of {', '.join(CONFIG_FILES)} has a response_schema key")
-        return from_config(json.loads(path.read_text(encoding="utf-8")), path.name)
+        return from_config(load_json(path), path.name)
     return from_config(source, "")
 
 

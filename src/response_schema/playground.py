@@ -15,7 +15,7 @@ from typing import Any
 
 from . import SchemaError, compile, schemas
 from .harness.corpus import corpus_dir, load
-from .harness.jsonvalue import dumps
+from .jsontext import dumps
 
 TIME_LIMIT = 2.0  # seconds a parse may take
 MAX_BODY = 4 * 1024 * 1024

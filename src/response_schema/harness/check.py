@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import FEATURES, schemas
+from ..jsontext import dumps, json_equal, load_strict
 from .corpus import Corpus, Problem, Test, categories
-from .jsonvalue import dumps, json_equal, load_strict
 from .outcome import matches, reference_outcomes
 from .spec import Spec
 

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import math
 import signal
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from ..cli import write_out
+from ..files import FileProblem, Outputs, load_json, write_file, write_out
+from ..jsontext import dumps, printable
+from ..usage import CommandLine, count, seconds
 from .adaptercheck import Check, check_adapter
 from .check import check_corpus, read_registry, read_retired
 from .corpus import Corpus, Test, case_files, corpus_dir, load, suite_version
-from .files import Outputs, write_atomic
 from .fuzz import Summary, case_file, fuzz, read_known_divergences
 from .implementations import ProtocolFailure, PythonCallable, Reference, Subprocess
-from .jsonvalue import dumps, load_strict, printable
 from .outcome import reference_expectations
 from .report import Terminal, footer, header, jsonl_text, junit_text, markdown_text, read_jsonl
 from .runner import (
@@ -45,35 +44,18 @@ class Interrupted(Exception):
         self.signum = signum
 
 
-def _seconds(text: str) -> float:
-    """A positive, finite number of seconds (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
-    return value
+def main(argv: list[str]) -> int:
+    """``response-schema conformance ARGV...``: the exit code."""
+    args = _argument_parser().parse_args(argv)
+    return int(args.run(args))
 
 
-def _count(text: str) -> int:
-    """A whole number, zero or more (argparse type)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number, zero or more")
-    return value
-
-
-def add_conformance_commands(commands: Any) -> None:
-    conformance = commands.add_parser(
-        "conformance",
-        help="the conformance corpus: check it, run an implementation against it, record expectations",
+def _argument_parser() -> CommandLine:
+    conformance = CommandLine(
+        prog="response-schema conformance",
         description="The conformance corpus and harness. Run 'response-schema conformance COMMAND --help'.",
     )
-    sub = conformance.add_subparsers(required=True, metavar="COMMAND")
+    sub = conformance.add_subparsers(required=True, metavar="COMMAND", parser_class=CommandLine)
 
     check = sub.add_parser(
         "check",
@@ -153,7 +135,7 @@ def add_conformance_commands(commands: Any) -> None:
     run.add_argument("--report", type=Path, metavar="FILE.jsonl", help="write the JSON-lines report")
     run.add_argument("--junit", type=Path, metavar="FILE.xml", help="write JUnit XML")
     run.add_argument("--markdown", type=Path, metavar="FILE.md", help="write a Markdown compliance table")
-    run.add_argument("--show", type=_count, default=20, metavar="N", help="failures shown in full (default 20)")
+    run.add_argument("--show", type=count, default=20, metavar="N", help="failures shown in full (default 20)")
     run.set_defaults(run=_run)
 
     fuzzer = sub.add_parser(
@@ -167,10 +149,10 @@ def add_conformance_commands(commands: Any) -> None:
         "exit codes: 0 no disagreement, 1 disagreements found, 2 the harness could not do its job.",
     )
     _implementation_options(fuzzer)
-    fuzzer.add_argument("--seconds", type=_seconds, metavar="N", help="stop after N seconds (default 60)")
-    fuzzer.add_argument("--count", type=_count, metavar="N", help="stop after N pairs")
-    fuzzer.add_argument("--seed", type=_count, default=0, metavar="S", help="the random seed (default 0)")
-    fuzzer.add_argument("--classes", type=_count, metavar="N", help="stop once N classes of disagreement are found")
+    fuzzer.add_argument("--seconds", type=seconds, metavar="N", help="stop after N seconds (default 60)")
+    fuzzer.add_argument("--count", type=count, metavar="N", help="stop after N pairs")
+    fuzzer.add_argument("--seed", type=count, default=0, metavar="S", help="the random seed (default 0)")
+    fuzzer.add_argument("--classes", type=count, metavar="N", help="stop once N classes of disagreement are found")
     fuzzer.add_argument("--out", type=Path, metavar="DIR", help="write the classes found as DIR/fuzz-sSEED.json")
     fuzzer.add_argument(
         "--known-divergences",
@@ -190,8 +172,8 @@ def add_conformance_commands(commands: Any) -> None:
         "exit codes: 0 every check passed, 1 some did not, 2 the program did not start.",
     )
     adapter.add_argument("--command", required=True, metavar='"PROGRAM ARGS..."', help="the adapter to check")
-    adapter.add_argument("--timeout", type=_seconds, default=5.0, metavar="SECONDS", help="per test (default 5)")
-    adapter.add_argument("--startup-timeout", type=_seconds, default=10.0, metavar="SECONDS", help="(default 10)")
+    adapter.add_argument("--timeout", type=seconds, default=5.0, metavar="SECONDS", help="per test (default 5)")
+    adapter.add_argument("--startup-timeout", type=seconds, default=10.0, metavar="SECONDS", help="(default 10)")
     adapter.set_defaults(run=_adapter_check)
 
     server = sub.add_parser(
@@ -216,6 +198,7 @@ def add_conformance_commands(commands: Any) -> None:
     known.add_argument("report", metavar="REPORT.jsonl", type=Path)
     known.add_argument("-o", "--output", type=Path, metavar="FILE", help="where to write (default: standard output)")
     known.set_defaults(run=_known_failures)
+    return conformance
 
 
 def _implementation_options(parser: argparse.ArgumentParser) -> None:
@@ -223,13 +206,13 @@ def _implementation_options(parser: argparse.ArgumentParser) -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--python", metavar="MODULE:CALLABLE", help="an in-process Python implementation (no timeout)")
     which.add_argument("--command", metavar='"PROGRAM ARGS..."', help="a program speaking protocol v1 (PROTOCOL.md)")
-    parser.add_argument("--timeout", type=_seconds, default=5.0, metavar="SECONDS", help="per test (default 5)")
+    parser.add_argument("--timeout", type=seconds, default=5.0, metavar="SECONDS", help="per test (default 5)")
     parser.add_argument(
-        "--startup-timeout", type=_seconds, default=10.0, metavar="SECONDS", help="for the hello answer (default 10)"
+        "--startup-timeout", type=seconds, default=10.0, metavar="SECONDS", help="for the hello answer (default 10)"
     )
     parser.add_argument(
         "--max-restarts",
-        type=_count,
+        type=count,
         default=10,
         metavar="N",
         help="restarts allowed after crashes and hangs before the rest is not-run (default 10)",
@@ -263,7 +246,7 @@ def _record(args: argparse.Namespace) -> int:
         for problem in corpus.problems:
             print(problem, file=sys.stderr)
         return EXIT_HARNESS
-    data = load_strict(path.read_text(encoding="utf-8"))
+    data = load_json(path)
     filled = 0
     for group_data, group in zip(data["groups"], corpus.groups, strict=True):
         missing = [index for index, test in enumerate(group_data["tests"]) if "expect" not in test]
@@ -273,9 +256,9 @@ def _record(args: argparse.Namespace) -> int:
             filled += 1
     if filled:
         try:
-            write_atomic(path, dumps(data, indent=2) + "\n")  # the corpus's own layout: only expectations change
-        except OSError as exc:
-            return _harness_error(f"cannot write {path}: {exc.strerror or exc}")
+            write_file(path, dumps(data, indent=2) + "\n")  # the corpus's own layout: only expectations change
+        except FileProblem as exc:
+            return _harness_error(str(exc))
     print(f"{path}: recorded {filled} expectation{'s' if filled != 1 else ''}")
     return EXIT_OK
 
@@ -311,7 +294,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         implementation = _implementation(args)
         outputs = Outputs({"--report": args.report, "--junit": args.junit, "--markdown": args.markdown})
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, FileProblem) as exc:
         return _harness_error(str(exc))
     terminal = Terminal(sys.stdout, total, args.show, args.strict)
     runnable = [(group, [test for test in tests if test.expect is not None]) for group, tests in selected]
@@ -324,7 +307,6 @@ def _run(args: argparse.Namespace) -> int:
     try:
         runner.run([(group, tests) for group, tests in runnable if tests])
     except StartFailure as exc:
-        outputs.discard()
         tail = implementation.stderr_tail()
         return _harness_error(
             f"the implementation did not start: {exc}" + (f"\nits stderr ended with:\n{tail}" if tail else "")
@@ -350,8 +332,8 @@ def _run(args: argparse.Namespace) -> int:
                 "--markdown": markdown_text(head, records, foot),
             }
         )
-    except OSError as exc:
-        return _harness_error(f"cannot write the reports: {exc}")
+    except FileProblem as exc:
+        return _harness_error(str(exc))
     terminal.summary(head, records, foot)
     if interrupted:
         return 128 + interrupted
@@ -359,14 +341,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _fuzz(args: argparse.Namespace) -> int:
-    seconds = args.seconds if args.seconds is not None or args.count is not None else 60.0
+    limit = args.seconds if args.seconds is not None or args.count is not None else 60.0
     target = args.out / f"fuzz-s{args.seed}.json" if args.out else None
     try:
-        known = (
-            read_known_divergences(load_strict(args.known_divergences.read_text(encoding="utf-8")))
-            if args.known_divergences
-            else []
-        )
+        known = read_known_divergences(load_json(args.known_divergences)) if args.known_divergences else []
         implementation = _implementation(args)
         if args.out:
             try:
@@ -374,7 +352,7 @@ def _fuzz(args: argparse.Namespace) -> int:
             except OSError as exc:
                 raise OSError(f"cannot write --out {args.out}: {exc.strerror or exc}") from None
         outputs = Outputs({"--out": target})
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, FileProblem) as exc:
         return _harness_error(str(exc))
     runner = Runner(implementation, Options(args.timeout, args.max_restarts), lambda result: None)
     live = sys.stdout.isatty()
@@ -390,12 +368,10 @@ def _fuzz(args: argparse.Namespace) -> int:
 
     try:
         with runner.running():
-            summary = fuzz(runner, args.seed, seconds, args.count, args.classes, progress, known)
+            summary = fuzz(runner, args.seed, limit, args.count, args.classes, progress, known)
     except StartFailure as exc:
-        outputs.discard()
         return _harness_error(f"the implementation did not start: {exc}")
     except KeyboardInterrupt:
-        outputs.discard()
         return 130
     if live:
         sys.stdout.write("\n")
@@ -421,12 +397,9 @@ def _fuzz(args: argparse.Namespace) -> int:
         f"{summary.disagreements} disagreements in {len(summary.classes)} classes, "
         f"{len(summary.unexplained())} not explained by a known divergence\n"
     )
-    if target is not None:
-        if summary.unexplained():
-            outputs.write({"--out": dumps(case_file(summary, args.seed, name), indent=2) + "\n"})
-            write_out(f"cases written to {target}\n")
-        else:
-            outputs.discard()
+    if target is not None and summary.unexplained():
+        outputs.write({"--out": dumps(case_file(summary, args.seed, name), indent=2) + "\n"})
+        write_out(f"cases written to {target}\n")
     return EXIT_FAIL if summary.unexplained() else EXIT_OK
 
 
@@ -493,11 +466,9 @@ def _selected(test: Test, args: argparse.Namespace) -> bool:
 
 def _read_known_failures(path: Path, corpus: Corpus) -> dict[str, KnownFailure]:
     try:
-        data = load_strict(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise ValueError(f"{path} is not valid JSON: {exc}") from None
+        data = load_json(path)
+    except FileProblem as exc:
+        raise ValueError(str(exc)) from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: must be an object keyed by test id")
     ids = {test.id for test in corpus.tests}
@@ -538,9 +509,9 @@ def _known_failures(args: argparse.Namespace) -> int:
         write_out(text)
         return EXIT_OK
     try:
-        write_atomic(args.output, text)
-    except OSError as exc:
-        return _harness_error(f"cannot write {args.output}: {exc.strerror or exc}")
+        write_file(args.output, text)
+    except FileProblem as exc:
+        return _harness_error(str(exc))
     return EXIT_OK
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import shown
-from .jsonvalue import Refused, load_strict
+from ..jsontext import Refused, load_strict
 
 ID = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*(?:\.[a-z0-9]+(?:[-_][a-z0-9]+)*)*$")
 RULE = re.compile(r"^[A-Z][A-Z0-9]*-[0-9]+$")

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import FEATURES, __version__
+from ..jsontext import MAX_DEPTH, TooDeep, dumps, load_strict
 from .corpus import Group, Test
-from .jsonvalue import MAX_DEPTH, TooDeep, dumps, load_strict
 from .outcome import Outcome, reference_outcomes
 
 PROTOCOL = 1

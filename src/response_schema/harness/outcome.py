@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ParseError, Parser, ResponseSchemaError, SchemaError, compile
+from ..jsontext import json_equal
 from .corpus import categories
-from .jsonvalue import json_equal
 
 Outcome = dict[str, Any]  # {"output": value} or {"error": {"phase", "category", "message"?}}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 from xml.etree import ElementTree
 
-from .jsonvalue import dumps, load_strict, printable
+from ..jsontext import dumps, load_strict, printable
 from .runner import STATUSES, not_as_expected
 
 Record = dict[str, Any]

@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..jsontext import MAX_DEPTH, deeper_than
 from ..schema import is_json_value
 from .corpus import Group, Test
 from .implementations import Info, ProtocolFailure
-from .jsonvalue import MAX_DEPTH, deeper_than
 from .outcome import Outcome, matches
 
 STATUSES = ("pass", "fail", "error", "timeout", "crash", "unsupported", "skip", "xfail", "xpass", "not-run")

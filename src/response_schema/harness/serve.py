@@ -7,8 +7,8 @@ import sys
 from typing import Any, BinaryIO
 
 from .. import FEATURES, __version__
+from ..jsontext import dumps, load_strict, printable
 from .implementations import PROTOCOL
-from .jsonvalue import dumps, load_strict, printable
 from .outcome import reference_outcomes
 
 

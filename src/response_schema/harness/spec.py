@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .jsonvalue import load_strict
+from ..jsontext import load_strict
 
 _RULE = re.compile(r"^- \*\*\[([A-Z][A-Z0-9]*-[0-9]+)\]\*\*(.*)$")
 _CATEGORY_ROW = re.compile(r"^\s*\|\s*(schema|input)\s*\|\s*`([a-z-]+)`\s*\|")

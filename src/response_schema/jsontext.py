@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from ..textparsers import too_deep
+from .textparsers import too_deep
 
 MAX_DEPTH = 512  # files, reports and protocol answers may nest this deep; deeper is refused, whatever the platform
 
