@@ -23,7 +23,7 @@ from typing import Any
 import response_schema
 from response_schema.harness.corpus import Group, corpus_dir, load
 from response_schema.harness.implementations import Reference, Subprocess
-from response_schema.harness.runner import Options, Runner
+from response_schema.harness.runner import Options, Runner, run_cases
 
 sys.path.insert(0, str(Path(__file__).parent))
 import handwritten
@@ -143,14 +143,14 @@ def bench_scaling(sizes: list[int], rounds: int) -> dict[str, Any]:
 def bench_harness(rounds: int) -> dict[str, Any]:
     """4. The whole corpus through the harness, in process and through the subprocess protocol."""
     corpus = load([corpus_dir()])
-    groups = [(group, [test for test in group.tests if test.expect is not None]) for group in corpus.groups]
+    groups = [(group, list(group.tests)) for group in corpus.groups]
     total = sum(len(tests) for _, tests in groups)
 
     def in_process() -> None:
-        Runner(Reference(), Options(), lambda result: None).run(groups)
+        run_cases(Reference(), groups, Options())
 
     def subprocess() -> None:
-        Runner(Subprocess(SERVE), Options(), lambda result: None).run(groups)
+        run_cases(Subprocess(SERVE), groups, Options())
 
     inside = median_time(in_process, rounds, warmup=1)
     outside = median_time(subprocess, max(3, rounds // 3), warmup=1)

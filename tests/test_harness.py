@@ -15,7 +15,8 @@ import pytest
 
 from response_schema.cli import main
 from response_schema.harness.corpus import Group, Test, corpus_dir
-from response_schema.harness.implementations import ProtocolFailure, Subprocess
+from response_schema.harness.implementations import Subprocess
+from response_schema.harness.protocol import ProtocolFailure
 
 MISBEHAVE = Path(__file__).parent / "implementations" / "misbehave.py"
 SERVE = f"{shlex.quote(sys.executable)} -m response_schema.cli conformance serve"

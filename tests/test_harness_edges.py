@@ -55,16 +55,27 @@ def statuses(report: Path) -> dict[str, dict[str, Any]]:
     return {record["id"]: record for record in records}
 
 
-def test_serve_ignores_what_it_does_not_understand(capsys: pytest.CaptureFixture[str]) -> None:
+def test_serve_refuses_what_breaks_the_protocol_and_runs_nothing_before_hello(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     requests = (
-        b'not json\n{"cmd": "dance"}\n[1]\n{"cmd": "run", "seq": 3, "schema": {}, "tests": [{"input": "t"}, 5]}\n'
+        b'not json\n{"cmd": "dance"}\n[1]\n'
+        b'{"cmd": "run", "seq": 3, "schema": {}, "tests": [{"id": "a", "input": "t"}]}\n'
+        b'{"cmd": "hello", "protocol": 1}\n'
+        b'{"cmd": "run", "seq": 3, "schema": {}, "tests": [{"input": "t"}, 5]}\n'
+        b'{"cmd": "run", "seq": 4, "tests": [{"id": "a", "input": "t"}]}\n'
+        b'{"cmd": "run", "seq": true, "schema": {}, "tests": [{"id": "a", "input": "t"}]}\n'
+        b'{"cmd": "run", "seq": 5, "schema": {}, "tests": []}\n'
+        b'{"cmd": "run", "seq": 6, "schema": {}, "tests": [{"id": "a", "input": "t"}]}\n'
+        b'{"cmd": "run", "seq": 6, "schema": {}, "tests": [{"id": "a", "input": "t"}]}\n'
     )
     output = io.BytesIO()
-    assert serve(io.BytesIO(requests + b'{"cmd": "shutdown"}\n{"cmd": "hello"}\n'), output) == 2
-    assert [json.loads(line) for line in output.getvalue().splitlines()] == [
-        {"seq": 3, "results": [{"output": "t"}, {"output": ""}]}
-    ]
-    assert capsys.readouterr().err.count("response-schema serve:") == 3
+    assert serve(io.BytesIO(requests + b'{"cmd": "shutdown"}\n{"cmd": "hello", "protocol": 1}\n'), output) == 2
+    answers = [json.loads(line) for line in output.getvalue().splitlines()]
+    assert answers[1:] == [{"seq": 6, "results": [{"output": "t"}]}]  # the hello answer, then the one proper run
+    err = capsys.readouterr().err
+    assert err.count("response-schema serve:") == 9
+    assert "run before hello" in err and "needs a schema" in err and "greater than the last one (6)" in err
 
 
 def test_serve_ends_at_end_of_input() -> None:

@@ -74,3 +74,45 @@ def test_another_implementation(pytester: pytest.Pytester) -> None:
     pytester.mkdir("cases").joinpath("mine.json").write_text(case_file(GOOD), encoding="utf-8")
     result = pytester.runpytest()
     result.assert_outcomes(failed=2)
+
+
+def test_cases_outside_testpaths_are_an_error_not_silence(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".ini", pytest=INI + "testpaths = tests\n")
+    pytester.mkdir("tests").joinpath("test_x.py").write_text("def test_x():\n    pass\n", encoding="utf-8")
+    pytester.mkdir("cases").joinpath("mine.json").write_text(case_file(GOOD), encoding="utf-8")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*response_schema_cases names*cases, but no case file there was collected*"])
+
+
+def test_a_missing_configured_path_is_an_error(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".ini", pytest="[pytest]\nresponse_schema_cases = cases tpyo\n")
+    pytester.mkdir("cases").joinpath("mine.json").write_text(case_file(GOOD), encoding="utf-8")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*response_schema_cases: no such file or folder:*tpyo*"])
+
+
+def test_ini_paths_are_read_from_the_ini_files_folder(pytester: pytest.Pytester) -> None:
+    project = pytester.mkdir("project")
+    project.joinpath("pytest.ini").write_text(INI, encoding="utf-8")
+    project.joinpath("cases").mkdir()
+    project.joinpath("cases", "mine.json").write_text(case_file(GOOD), encoding="utf-8")
+    result = pytester.runpytest("-c", "project/pytest.ini", "project")  # run from the folder above it
+    result.assert_outcomes(passed=2)
+
+
+def test_explicit_arguments_may_leave_the_cases_out(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".ini", pytest=INI)
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    pytester.mkdir("cases").joinpath("mine.json").write_text(case_file(GOOD), encoding="utf-8")
+    pytester.runpytest("test_x.py").assert_outcomes(passed=1)
+
+
+def test_a_malformed_result_is_an_error_as_in_conformance_run(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(nan="def parse(schema, text):\n    return float('nan')\n")
+    pytester.makefile(".ini", pytest=INI + "response_schema_python = nan:parse\npythonpath = .\n")
+    pytester.mkdir("cases").joinpath("mine.json").write_text(case_file(GOOD), encoding="utf-8")
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*error*", "*the output is not JSON*"])

@@ -11,7 +11,7 @@ import pytest
 
 from response_schema import FEATURES
 from response_schema.harness.corpus import Test, corpus_dir, load
-from response_schema.harness.outcome import matches, reference_outcomes
+from response_schema.harness.expect import matches, reference_outcomes
 from response_schema.harness.spec import read_spec
 
 ROOT = corpus_dir()

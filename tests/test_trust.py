@@ -119,7 +119,8 @@ def test_skips_fail_a_strict_run_and_are_loud_otherwise(tmp_path: Path) -> None:
     path = write_json(tmp_path / "c.json", SMALL)
     command = implementation(tmp_path, SKIP_ALL)
     plain = cli("conformance", "run", "--cases", str(path), "--command", command)
-    assert plain.returncode == 0 and b"WARNING: 2 of 2 tests were skipped, not judged" in plain.stdout
+    assert b"WARNING: 2 of 2 tests were skipped, not judged" in plain.stdout
+    assert plain.returncode == 2 and b"nothing was judged" in plain.stderr  # all skipped: never green
     strict = cli("conformance", "run", "--cases", str(path), "--command", command, "--strict")
     assert strict.returncode == 1 and b"SKIP t.a" in strict.stdout
 

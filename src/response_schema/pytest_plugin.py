@@ -17,9 +17,9 @@ import pytest
 
 from .harness.corpus import Group, Test, load
 from .harness.implementations import PythonCallable, Reference
-from .harness.outcome import matches
 from .harness.report import expected_actual
-from .harness.runner import Result
+from .harness.runner import Implementation, Options, run_cases
+from .harness.verdict import Status
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,8 +37,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _case_paths(config: pytest.Config) -> list[Path]:
-    names = [*config.getoption("response_schema_cases"), *config.getini("response_schema_cases")]
-    return [(config.rootpath / name).resolve() for name in names]
+    """The configured case paths: those given on the command line from where pytest was run, those of the
+    configuration file from that file's folder."""
+    ini_folder = config.inipath.parent if config.inipath else config.rootpath
+    given = [config.invocation_params.dir / name for name in config.getoption("response_schema_cases")]
+    return [path.resolve() for path in given + [ini_folder / name for name in config.getini("response_schema_cases")]]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    missing = [str(path) for path in _case_paths(config) if not path.exists()]
+    if missing:
+        raise pytest.UsageError(f"response_schema_cases: no such file or folder: {', '.join(missing)}")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
@@ -48,6 +57,21 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
     if any(resolved == path or path in resolved.parents for path in _case_paths(parent.config)):
         return CaseFile.from_parent(parent, path=file_path)
     return None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Configured cases that pytest never reached (outside ``testpaths``, or an empty folder) are an error,
+    unless the command line named what to run: collecting nothing must not look like passing."""
+    config = session.config
+    if config.args_source == pytest.Config.ArgsSource.ARGS and not config.getoption("response_schema_cases"):
+        return
+    collected = {item.path.resolve() for item in session.items if isinstance(item, CaseItem)}
+    for path in _case_paths(config):
+        if not any(found == path or path in found.parents for found in collected):
+            raise pytest.UsageError(
+                f"response_schema_cases names {path}, but no case file there was collected: is it outside "
+                f"testpaths or the arguments, or without .json files?"
+            )
 
 
 class CaseFile(pytest.File):
@@ -67,7 +91,7 @@ class CaseFailure(Exception):
 
 
 class CaseItem(pytest.Item):
-    def __init__(self, *, group: Group, test: Test, implementation: Any, **kwargs: Any) -> None:
+    def __init__(self, *, group: Group, test: Test, implementation: Implementation, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.group = group
         self.test = test
@@ -76,9 +100,11 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         if self.test.expect is None:
             raise CaseFailure(f"{self.test.id} has no expect: fill it with 'response-schema conformance record FILE'")
-        (outcome,) = self.implementation.run(self.group, [self.test], 0)
-        if not matches(self.test.expect, outcome, self.implementation.info.categorizes_errors):
-            raise CaseFailure(expected_actual(Result(self.test, "fail", outcome).as_json()))
+        (result,) = run_cases(self.implementation, [(self.group, [self.test])], Options()).results  # as `run` judges
+        if result.status == Status.UNSUPPORTED:
+            pytest.skip(f"needs features the implementation does not declare: {sorted(self.test.features)}")
+        if result.status != Status.PASS:
+            raise CaseFailure(f"{result.status}\n" + expected_actual(result.as_json()))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CaseFailure):

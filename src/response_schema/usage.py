@@ -45,3 +45,8 @@ def port(text: str) -> int:
     if not text.isdigit() or int(text) > 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535)")
     return int(text)
+
+
+def plural(number: int, word: str) -> str:
+    """``1 test``, ``2 tests``: a count with its noun (the last word takes the ``s``)."""
+    return f"{number} {word}" if number == 1 else f"{number} {word}s"

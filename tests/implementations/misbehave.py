@@ -13,7 +13,7 @@ import sys
 import time
 
 from response_schema import FEATURES
-from response_schema.harness.outcome import reference_outcomes
+from response_schema.harness.expect import reference_outcomes
 
 MODE = sys.argv[1]
 TRIGGER = sys.argv[2] if len(sys.argv) > 2 else ""

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .corpus import Group, Test
-from .implementations import ProtocolFailure, Subprocess
+from .implementations import Subprocess
+from .protocol import ProtocolFailure
 
 STRING = {"type": "string"}
 JSON = {"x-parser": "json"}

@@ -10,7 +10,7 @@ from typing import Any
 from .. import FEATURES, schemas
 from ..jsontext import dumps, json_equal, load_strict
 from .corpus import Corpus, Problem, Test, categories
-from .outcome import matches, reference_outcomes
+from .expect import matches, reference_outcomes
 from .spec import Spec
 
 

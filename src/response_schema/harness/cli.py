@@ -3,45 +3,27 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from ..files import FileProblem, Outputs, load_json, write_file, write_out
 from ..jsontext import dumps, printable
-from ..usage import CommandLine, count, seconds
+from ..usage import CommandLine, count, plural, seconds
 from .adaptercheck import Check, check_adapter
 from .check import check_corpus, read_registry, read_retired
-from .corpus import Corpus, Test, case_files, corpus_dir, load, suite_version
+from .corpus import Test, case_files, corpus_dir, load, suite_version
+from .expect import reference_expectations
 from .fuzz import Summary, case_file, fuzz, read_known_divergences
-from .implementations import ProtocolFailure, PythonCallable, Reference, Subprocess
-from .outcome import reference_expectations
+from .implementations import PythonCallable, Reference, Subprocess
+from .protocol import ProtocolFailure
 from .report import Terminal, footer, header, jsonl_text, junit_text, markdown_text, read_jsonl
-from .runner import (
-    FAILING,
-    STATUSES,
-    Implementation,
-    KnownFailure,
-    Options,
-    Result,
-    Runner,
-    StartFailure,
-    not_as_expected,
-)
+from .runner import Implementation, Options, Runner, StartFailure, interruptible, run_cases
 from .serve import serve
 from .spec import read_spec, spec_path
+from .verdict import KNOWN_STATUSES, read_known_failures
 
 EXIT_OK, EXIT_FAIL, EXIT_HARNESS = 0, 1, 2
-
-
-class Interrupted(Exception):
-    """SIGTERM or SIGHUP arrived: stop like Ctrl-C, then exit 128 + the signal number."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
 
 
 def main(argv: list[str]) -> int:
@@ -276,19 +258,21 @@ def _run(args: argparse.Namespace) -> int:
     if unknown:
         return _harness_error(f"unknown {', '.join(unknown)} (features.json lists the names)")
     try:
-        known = _read_known_failures(args.known_failures, corpus) if args.known_failures else {}
+        known = read_known_failures(args.known_failures, corpus) if args.known_failures else {}
     except ValueError as exc:
         return _harness_error(str(exc))
-    selected = [(group, [test for test in group.tests if _selected(test, args)]) for group in corpus.groups]
-    selected = [(group, tests) for group, tests in selected if tests]
-    total = sum(len(tests) for _, tests in selected)
+    if "" in args.select:
+        return _harness_error("-k '' would select every test: give a pattern, or leave -k out")
+    selection = [(group, [test for test in group.tests if _selected(test, args)]) for group in corpus.groups]
+    selection = [(group, tests) for group, tests in selection if tests]
+    total = sum(len(tests) for _, tests in selection)
     if not total:
-        return _harness_error("no test selected" + (f" by -k {' -k '.join(args.select)}" if args.select else ""))
-    unrecorded = [test.id for _, tests in selected for test in tests if test.expect is None]
+        return _harness_error("no test selected" + "".join(f" by -k {pattern!r}" for pattern in args.select))
+    unrecorded = [test.id for _, tests in selection for test in tests if test.expect is None]
     if unrecorded and not args.allow_unrecorded:
         listed = ", ".join(unrecorded[:5]) + (f" and {len(unrecorded) - 5} more" if len(unrecorded) > 5 else "")
         return _harness_error(
-            f"{len(unrecorded)} selected test{'s have' if len(unrecorded) != 1 else ' has'} no expectation "
+            f"{plural(len(unrecorded), 'selected test')} {'have' if len(unrecorded) != 1 else 'has'} no expectation "
             f"({listed}): fill them with 'conformance record FILE', or run them as skip with --allow-unrecorded"
         )
     try:
@@ -297,47 +281,33 @@ def _run(args: argparse.Namespace) -> int:
     except (OSError, ValueError, FileProblem) as exc:
         return _harness_error(str(exc))
     terminal = Terminal(sys.stdout, total, args.show, args.strict)
-    runnable = [(group, [test for test in tests if test.expect is not None]) for group, tests in selected]
-    runner = Runner(
-        implementation, Options(args.timeout, args.max_restarts, known), lambda r: terminal.progress(r.status)
-    )
-    started = time.perf_counter()
-    interrupted = 0
-    handlers = {signum: signal.signal(signum, _raise_interrupted) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    options = Options(args.timeout, args.max_restarts, known)
     try:
-        runner.run([(group, tests) for group, tests in runnable if tests])
+        with interruptible():
+            run = run_cases(implementation, selection, options, lambda result: terminal.progress(result.status))
     except StartFailure as exc:
         tail = implementation.stderr_tail()
         return _harness_error(
             f"the implementation did not start: {exc}" + (f"\nits stderr ended with:\n{tail}" if tail else "")
         )
-    except KeyboardInterrupt:
-        interrupted = signal.SIGINT
-    except Interrupted as exc:
-        interrupted = exc.signum
-    finally:
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
-    judged = {result.test.id: result for result in runner.results}
-    cause = signal.Signals(interrupted).name if interrupted else ""
-    results = [judged.get(test.id) or _unjudged(test, cause) for _, tests in selected for test in tests]
-    records = [result.as_json() for result in results]
-    head = header(suite_version(corpus_dir()), implementation.info.as_json(), _options(args))
-    foot = footer(records, time.perf_counter() - started, cause)
-    try:
-        outputs.write(
-            {
-                "--report": jsonl_text(head, records, foot),
-                "--junit": junit_text(head, records, foot),
-                "--markdown": markdown_text(head, records, foot),
-            }
-        )
-    except FileProblem as exc:
-        return _harness_error(str(exc))
+    records = [result.as_json() for result in run.results]
+    head = header(suite_version(corpus_dir()), run.info.as_json(), _options(args))
+    foot = footer(records, run.seconds, run.cause)
+    outputs.write(
+        {
+            "--report": jsonl_text(head, records, foot),
+            "--junit": junit_text(head, records, foot),
+            "--markdown": markdown_text(head, records, foot),
+        }
+    )
     terminal.summary(head, records, foot)
-    if interrupted:
-        return 128 + interrupted
-    return EXIT_FAIL if any(not_as_expected(record["status"], args.strict) for record in records) else EXIT_OK
+    if run.interrupted:
+        return 128 + run.interrupted
+    if run.failed(args.strict):
+        return EXIT_FAIL
+    if run.judged_nothing:
+        return _harness_error(f"nothing was judged: {plural(len(run.results), 'selected test')}, none supported or run")
+    return EXIT_OK
 
 
 def _fuzz(args: argparse.Namespace) -> int:
@@ -440,16 +410,6 @@ def _implementation(args: argparse.Namespace) -> Implementation:
     return Reference()
 
 
-def _unjudged(test: Test, cause: str) -> Result:
-    if test.expect is None:
-        return Result(test, "skip", message="the case has no expect (--allow-unrecorded)")
-    return Result(test, "not-run", message=f"the run was interrupted ({cause})")
-
-
-def _raise_interrupted(signum: int, frame: object) -> None:
-    raise Interrupted(signum)
-
-
 def _harness_error(message: str) -> int:
     print(printable(f"response-schema: {message}"), file=sys.stderr)
     return EXIT_HARNESS
@@ -464,34 +424,6 @@ def _selected(test: Test, args: argparse.Namespace) -> bool:
     return any(pattern in test.id or pattern in names for pattern in args.select)
 
 
-def _read_known_failures(path: Path, corpus: Corpus) -> dict[str, KnownFailure]:
-    try:
-        data = load_json(path)
-    except FileProblem as exc:
-        raise ValueError(str(exc)) from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: must be an object keyed by test id")
-    ids = {test.id for test in corpus.tests}
-    known = {}
-    problems = []
-    for test_id, entry in data.items():
-        if test_id.startswith("$"):
-            continue  # "$comment" and the like
-        if (
-            not isinstance(entry, dict)
-            or entry.get("status") not in STATUSES
-            or not isinstance(entry.get("reason"), str)
-        ):
-            problems.append(f"/{test_id}: needs a status (one of {', '.join(STATUSES)}) and a reason")
-        elif test_id not in ids:
-            problems.append(f"/{test_id}: no such test in the cases")
-        else:
-            known[test_id] = KnownFailure(entry["status"], entry["reason"], str(entry.get("link", "")))
-    if problems:
-        raise ValueError("\n".join(f"{path}: {problem}" for problem in problems))
-    return known
-
-
 def _known_failures(args: argparse.Namespace) -> int:
     try:
         _, records = read_jsonl(args.report)
@@ -499,11 +431,14 @@ def _known_failures(args: argparse.Namespace) -> int:
         return _harness_error(f"cannot read {args.report}: {exc.strerror or exc}")
     except ValueError as exc:
         return _harness_error(str(exc))
-    entries = {
-        record["id"]: {"status": record["status"], "reason": "TODO: explain, naming the SPEC.md rule"}
-        for record in records
-        if record["status"] in FAILING
-    }
+    entries = {}
+    for record in records:
+        if record["status"] == "xpass":  # a known failure that passes now needs no entry
+            continue
+        if record.get("known_failure"):  # xfail (or a known failure that failed otherwise): its entry as it was
+            entries[record["id"]] = record["known_failure"]
+        elif record["status"] in KNOWN_STATUSES:  # not not-run: an interruption is no property of the implementation
+            entries[record["id"]] = {"status": record["status"], "reason": "TODO: explain, naming the SPEC.md rule"}
     text = dumps(entries, indent=2) + "\n"
     if not args.output:
         write_out(text)
@@ -516,13 +451,18 @@ def _known_failures(args: argparse.Namespace) -> int:
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """Every option that changes what was judged or how, for the report's header."""
     return {
         "cases": [str(path) for path in (args.cases or [corpus_dir()])],
         "command": args.command,
         "python": args.python,
         "select": args.select,
         "exclude_feature": args.exclude_feature,
+        "exclude_tag": args.exclude_tag,
+        "allow_unrecorded": args.allow_unrecorded,
         "timeout": args.timeout,
+        "startup_timeout": args.startup_timeout,
+        "max_restarts": args.max_restarts,
         "known_failures": str(args.known_failures) if args.known_failures else None,
         "strict": args.strict,
     }

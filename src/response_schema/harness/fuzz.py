@@ -16,9 +16,10 @@ from typing import Any
 
 from .. import SchemaError, compile
 from .corpus import Group, Test
+from .expect import reference_expectations
 from .fuzzgen import Generator
-from .outcome import reference_expectations
-from .runner import FAILING, Result, Runner
+from .runner import Runner
+from .verdict import FAILING, Result
 
 STAGES = frozenset(
     {"x-regex-substitutions", "x-regex", "x-regex-iterator", "x-regex-key-value", "x-parser", "x-parser-args"}

@@ -14,50 +14,15 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from .. import FEATURES, __version__
-from ..jsontext import MAX_DEPTH, TooDeep, dumps, load_strict
+from ..jsontext import TooDeep, dumps, load_strict
 from .corpus import Group, Test
-from .outcome import Outcome, reference_outcomes
+from .expect import Outcome, reference_outcomes
+from .protocol import ANSWER_DEPTH, LINE_LIMIT, Info, ProtocolFailure, hello_request, info_of, run_request, run_results
 
-PROTOCOL = 1
-LINE_LIMIT = 64 * 1024 * 1024  # the longest stdout line the harness reads; longer is a protocol failure
 STDERR_KEEP = 64 * 1024  # how much of an implementation's stderr is kept, from the end
-
-
-@dataclass
-class Info:
-    """What an implementation says about itself (the hello answer)."""
-
-    name: str
-    version: str
-    language: str
-    features: frozenset[str]
-    categorizes_errors: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "version": self.version,
-            "language": self.language,
-            "features": sorted(self.features),
-            "categorizes_errors": self.categorizes_errors,
-        }
-
-
-class ProtocolFailure(Exception):
-    """The implementation did not answer as the protocol says. ``status`` is the verdict it earns:
-    crash (it exited or closed stdout), timeout, or error (garbage, wrong seq, wrong count). ``in_sync``
-    when the process is known to be fine and ready for the next request, so it need not be restarted."""
-
-    def __init__(self, status: str, message: str, in_sync: bool = False) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.in_sync = in_sync
 
 
 class InProcess:
@@ -148,38 +113,12 @@ class Subprocess:
             raise ProtocolFailure("crash", f"cannot start {self.argv[0]}: {exc}") from None
         threading.Thread(target=self._read_stdout, args=(self.process, self.lines), daemon=True).start()
         threading.Thread(target=self._read_stderr, args=(self.process,), daemon=True).start()
-        answer = self.request({"cmd": "hello", "protocol": PROTOCOL}, self.startup_timeout)
-        if answer.get("protocol") != PROTOCOL:
-            raise ProtocolFailure("error", f"hello answered protocol {answer.get('protocol')!r}, not {PROTOCOL}")
-        implementation = answer.get("implementation")
-        features = answer.get("features", [])
-        if not isinstance(implementation, dict) or not isinstance(features, list):
-            raise ProtocolFailure("error", "hello answer needs an implementation object and a features array")
-        self.info = Info(
-            name=str(implementation.get("name", self.argv[0])),
-            version=str(implementation.get("version", "")),
-            language=str(implementation.get("language", "")),
-            features=frozenset(str(feature) for feature in features),
-            categorizes_errors=answer.get("categorizes_errors", True) is not False,
-        )
+        self.info = info_of(self.request(hello_request(), self.startup_timeout), self.argv[0])
 
     def run(self, group: Group, tests: list[Test], timeout: float) -> list[Outcome]:
         self.seq += 1
-        message = {
-            "cmd": "run",
-            "seq": self.seq,
-            "group": group.id,
-            "schema": group.schema,
-            "tests": [{"id": test.id, "input": test.input} for test in tests],
-        }
-        answer = self.request(message, timeout * len(tests))
-        if answer.get("seq") != self.seq:
-            raise ProtocolFailure("error", f"answer has seq {answer.get('seq')!r}, expected {self.seq}")
-        results = answer.get("results")
-        if not isinstance(results, list) or len(results) != len(tests):
-            count = len(results) if isinstance(results, list) else "no"
-            raise ProtocolFailure("error", f"answer has {count} results for {len(tests)} tests")
-        return results
+        answer = self.request(run_request(self.seq, group, tests), timeout * len(tests))
+        return run_results(answer, self.seq, len(tests))
 
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         process = self.process
@@ -199,7 +138,9 @@ class Subprocess:
         try:
             answer = load_strict(line.decode("utf-8"))
         except TooDeep:  # the whole line was read: the process is ready for the next request
-            raise ProtocolFailure("error", f"the answer nests deeper than {MAX_DEPTH} levels", in_sync=True) from None
+            raise ProtocolFailure(
+                "error", f"the answer nests deeper than {ANSWER_DEPTH} levels", in_sync=True
+            ) from None
         except ValueError as exc:  # not JSON, not UTF-8, a repeated key, NaN
             raise ProtocolFailure("error", f"not a JSON line ({exc}): {_preview(line)}") from None
         if not isinstance(answer, dict):

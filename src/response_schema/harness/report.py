@@ -12,7 +12,8 @@ from typing import Any, TextIO
 from xml.etree import ElementTree
 
 from ..jsontext import dumps, load_strict, printable
-from .runner import STATUSES, not_as_expected
+from ..usage import plural
+from .verdict import Status
 
 Record = dict[str, Any]
 
@@ -29,7 +30,7 @@ def footer(records: list[Record], seconds: float, interrupted: str = "") -> Reco
 
 def counts(records: list[Record]) -> dict[str, int]:
     tally = Counter(record["status"] for record in records)
-    return {status: tally[status] for status in STATUSES if tally[status]}
+    return {status.value: tally[status.value] for status in Status if tally[status.value]}
 
 
 def jsonl_text(head: Record, records: list[Record], foot: Record) -> str:
@@ -127,7 +128,16 @@ def _junit_kind(status: str) -> str:
 
 
 def _junit_message(record: Record) -> str:
-    return str(record.get("message") or record["status"])
+    known = _known_text(record)
+    return str(record.get("message") or record["status"]) + (f" (known failure: {known})" if known else "")
+
+
+def _known_text(record: Record) -> str:
+    """A known failure's reason and link, as one line ("" when the test has no entry)."""
+    known = record.get("known_failure")
+    if not known:
+        return ""
+    return str(known["reason"]) + (f" <{known['link']}>" if known.get("link") else "")
 
 
 def markdown_text(head: Record, records: list[Record], foot: Record) -> str:
@@ -143,9 +153,17 @@ def markdown_text(head: Record, records: list[Record], foot: Record) -> str:
     ]
     lines += _table("area", _tally(records, lambda record: [record["area"]]))
     lines += ["", *_table("feature", _tally(records, lambda record: record["features"] or ["(core)"]))]
+    known = [record for record in records if record.get("known_failure")]
+    if known:
+        lines += ["", "## Known failures", "", "| test | status | reason |", "|---|---|---|"]
+        lines += [f"| {record['id']} | {record['status']} | {_cell(_known_text(record))} |" for record in known]
     if foot.get("interrupted"):
         lines += ["", f"**Interrupted**: {_interrupted_text(foot)}."]
     return printable("\n".join(lines) + "\n")
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _tally(records: list[Record], keys: Any) -> dict[str, Counter[str]]:
@@ -192,7 +210,7 @@ class Terminal:
 
     def progress(self, status: str) -> None:
         self.done += 1
-        self.bad += not_as_expected(status, self.strict)
+        self.bad += Status(status).fails_run(self.strict)
         if self.live and (self.done % 10 == 0 or self.done == self.total):
             text = f"\r[{self.done}/{self.total}] {self.bad} not as expected"
             self.stream.write(self._paint(text, "31" if self.bad else "32"))
@@ -201,21 +219,27 @@ class Terminal:
     def summary(self, head: Record, records: list[Record], foot: Record) -> None:
         if self.live:
             self.stream.write("\r" + " " * 60 + "\r")
-        bad = [record for record in records if not_as_expected(record["status"], self.strict)]
+        bad = [record for record in records if Status(record["status"]).fails_run(self.strict)]
         for record in bad[: self.show]:
             self.stream.write(self._paint(f"{record['status'].upper()} {record['id']}", "31") + "\n")
             self.stream.write(printable(_indent(expected_actual(record))) + "\n")
         if len(bad) > self.show:
             self.stream.write(f"... and {len(bad) - self.show} more (see --report)\n")
+        reasons = Counter(_known_text(record) for record in records if record["status"] == "xfail")
+        for reason, number in reasons.most_common():
+            self.stream.write(printable(f"xfail ({number}): {reason}") + "\n")
         implementation = head["implementation"]
         tally = ", ".join(f"{count} {status}" for status, count in foot["counts"].items())
         name = printable(f"{implementation.get('name')} {implementation.get('version', '')}".strip())
-        self.stream.write(f"{name}: {len(records)} tests in {foot['seconds']:.2f} s: {tally}\n")
+        self.stream.write(f"{name}: {plural(len(records), 'test')} in {foot['seconds']:.2f} s: {tally}\n")
         skipped = foot["counts"].get("skip", 0)
         if skipped:
             consequence = "they fail the run (--strict)" if self.strict else "with --strict they fail the run"
             self.stream.write(
-                self._paint(f"WARNING: {skipped} of {len(records)} tests were skipped, not judged; {consequence}", "33")
+                self._paint(
+                    f"WARNING: {skipped} of {plural(len(records), 'test')} were skipped, not judged; {consequence}",
+                    "33",
+                )
                 + "\n"
             )
         if foot.get("interrupted"):

@@ -1,31 +1,23 @@
 """Running an implementation over a corpus: a verdict for every selected test, whatever the implementation
-does (DESIGN.md section 4, conformance/PROTOCOL.md)."""
+does (DESIGN.md section 4, conformance/PROTOCOL.md). ``run_cases`` is the one way in: `conformance run`, the
+pytest plugin and the benchmarks all judge through it."""
 
 from __future__ import annotations
 
 import contextlib
+import signal
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..jsontext import MAX_DEPTH, deeper_than
-from ..schema import is_json_value
 from .corpus import Group, Test
-from .implementations import Info, ProtocolFailure
-from .outcome import Outcome, matches
+from .expect import Outcome, matches
+from .protocol import Info, ProtocolFailure, result_problem
+from .verdict import KnownFailure, Result, Status
 
-STATUSES = ("pass", "fail", "error", "timeout", "crash", "unsupported", "skip", "xfail", "xpass", "not-run")
-# Statuses that mean the implementation did not conform (unless a known failure expects them).
-FAILING = frozenset({"fail", "error", "timeout", "crash", "not-run"})
-
-
-RESULT_KINDS = ("output", "error", "skip", "unrepresentable")  # PROTOCOL.md
-
-
-def not_as_expected(status: str, strict: bool) -> bool:
-    """Whether a verdict fails the run: a failing status, or under --strict also xpass and skip."""
-    return status in FAILING or (strict and status in ("xpass", "skip"))
+Selection = list[tuple[Group, list[Test]]]  # the tests to judge, by group, in order
 
 
 class Implementation(Protocol):
@@ -38,42 +30,6 @@ class Implementation(Protocol):
 
 
 @dataclass
-class Result:
-    test: Test
-    status: str
-    actual: Outcome | None = None
-    duration_ms: float = 0.0
-    message: str = ""
-    stderr: str = ""
-
-    def as_json(self) -> dict[str, Any]:
-        line: dict[str, Any] = {
-            "id": self.test.id,
-            "group": self.test.group_id,
-            "area": self.test.area,
-            "status": self.status,
-            "expected": self.test.expect,
-            "actual": self.actual,
-            "duration_ms": round(self.duration_ms, 3),
-            "rules": list(self.test.rules),
-            "features": sorted(self.test.features),
-            "tags": sorted(self.test.tags),
-        }
-        if self.message:
-            line["message"] = self.message
-        if self.stderr:
-            line["stderr"] = self.stderr
-        return line
-
-
-@dataclass
-class KnownFailure:
-    status: str
-    reason: str
-    link: str = ""
-
-
-@dataclass
 class Options:
     timeout: float = 5.0
     max_restarts: int = 10
@@ -82,6 +38,85 @@ class Options:
 
 class StartFailure(Exception):
     """The implementation never started: the harness cannot do its job."""
+
+
+class Interrupted(Exception):
+    """SIGTERM or SIGHUP arrived (``interruptible``): stop like Ctrl-C, then exit 128 + the signal number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise Interrupted inside the block, as SIGINT raises KeyboardInterrupt."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise Interrupted(signum)
+
+    handlers = {signum: signal.signal(signum, interrupt) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+
+
+@dataclass
+class Run:
+    """A finished (or interrupted) run: a result for every selected test, in order."""
+
+    info: Info
+    results: list[Result]
+    seconds: float
+    interrupted: int = 0  # the signal that cut the run short, if one did
+
+    @property
+    def cause(self) -> str:
+        return signal.Signals(self.interrupted).name if self.interrupted else ""
+
+    def counts(self) -> Counter[Status]:
+        return Counter(result.status for result in self.results)
+
+    def failed(self, strict: bool) -> bool:
+        """Whether a verdict fails the run."""
+        return any(result.status.fails_run(strict) for result in self.results)
+
+    @property
+    def judged_nothing(self) -> bool:
+        """Whether every test was left unjudged: unsupported or skipped (a run that must never look green)."""
+        return all(result.status in (Status.UNSUPPORTED, Status.SKIP) for result in self.results)
+
+
+def run_cases(
+    implementation: Implementation,
+    selection: Selection,
+    options: Options,
+    progress: Callable[[Result], None] = lambda result: None,
+) -> Run:
+    """Judge every selected test: those without an expectation are skip, and when the run is interrupted (Ctrl-C,
+    or Interrupted inside ``interruptible``) those not yet judged are not-run. StartFailure when the
+    implementation cannot start at all."""
+    runner = Runner(implementation, options, progress)
+    started = time.perf_counter()
+    interrupted = 0
+    try:
+        runner.run([(group, [test for test in tests if test.expect is not None]) for group, tests in selection])
+    except KeyboardInterrupt:
+        interrupted = signal.SIGINT
+    except Interrupted as exc:
+        interrupted = exc.signum
+    judged = {result.test.id: result for result in runner.results}
+    cause = signal.Signals(interrupted).name if interrupted else ""
+    results = [judged.get(test.id) or _unjudged(test, cause) for _, tests in selection for test in tests]
+    return Run(implementation.info, results, time.perf_counter() - started, interrupted)
+
+
+def _unjudged(test: Test, cause: str) -> Result:
+    if test.expect is None:
+        return Result(test, Status.SKIP, message="the case has no expect (--allow-unrecorded)")
+    return Result(test, Status.NOT_RUN, message=f"the run was interrupted ({cause})")
 
 
 class Runner:
@@ -99,7 +134,7 @@ class Runner:
         with self.running():
             for group, tests in groups:
                 for result in self.run_group(group, tests):
-                    result.status = self.known(result)
+                    self.apply_known(result)
                     self.results.append(result)
                     self.progress(result)
         return self.results
@@ -119,7 +154,7 @@ class Runner:
 
     def run_group(self, group: Group, tests: list[Test]) -> list[Result]:
         features = self.implementation.info.features
-        results = {test.id: Result(test, "unsupported") for test in tests if not test.features <= features}
+        results = {test.id: Result(test, Status.UNSUPPORTED) for test in tests if not test.features <= features}
         supported = [test for test in tests if test.features <= features]
         if supported:
             for result in self.batch(group, supported):
@@ -130,7 +165,7 @@ class Runner:
         """All tests of a group in one request; after a protocol failure, restart and run them one at a time,
         so that only the culprit is marked."""
         if not self.alive:
-            return [Result(test, "not-run", message="the restart budget is spent") for test in tests]
+            return [Result(test, Status.NOT_RUN, message="the restart budget is spent") for test in tests]
         started = time.perf_counter()
         try:
             outcomes = self.implementation.run(group, tests, self.options.timeout)
@@ -138,7 +173,7 @@ class Runner:
             if len(tests) == 1:
                 return [self.failed(tests[0], failure, started)]
             if not failure.in_sync and not self.restart():
-                return [Result(test, "not-run", message="the restart budget is spent") for test in tests]
+                return [Result(test, Status.NOT_RUN, message="the restart budget is spent") for test in tests]
             return [result for test in tests for result in self.batch(group, [test])]
         each = (time.perf_counter() - started) * 1000 / len(tests)
         return [self.judge(test, outcome, each) for test, outcome in zip(tests, outcomes, strict=True)]
@@ -146,7 +181,7 @@ class Runner:
     def failed(self, test: Test, failure: ProtocolFailure, started: float) -> Result:
         result = Result(
             test,
-            failure.status,
+            Status(failure.status),
             None,
             (time.perf_counter() - started) * 1000,
             failure.message,
@@ -169,38 +204,26 @@ class Runner:
         return False
 
     def judge(self, test: Test, outcome: Any, duration_ms: float) -> Result:
-        problem = _malformed(outcome)
+        problem = result_problem(outcome)
         if problem:
-            return Result(test, "error", None, duration_ms, problem)
+            return Result(test, Status.ERROR, None, duration_ms, problem)
         if "skip" in outcome:
-            return Result(test, "skip", outcome, duration_ms, str(outcome["skip"]))
+            return Result(test, Status.SKIP, outcome, duration_ms, str(outcome["skip"]))
         if "unrepresentable" in outcome:  # its result was NaN, undefined, too deep...: never a pass
             message = f"the result cannot be written as JSON: {outcome['unrepresentable']}"
-            return Result(test, "error", outcome, duration_ms, message)
+            return Result(test, Status.ERROR, outcome, duration_ms, message)
         assert test.expect is not None
         categorized = self.implementation.info.categorizes_errors
-        status = "pass" if matches(test.expect, outcome, categorized) else "fail"
+        status = Status.PASS if matches(test.expect, outcome, categorized) else Status.FAIL
         return Result(test, status, outcome, duration_ms)
 
-    def known(self, result: Result) -> str:
+    def apply_known(self, result: Result) -> None:
+        """A test with a known failure: xfail when it failed as the entry says, xpass when it passed."""
         entry = self.options.known_failures.get(result.test.id)
         if entry is None:
-            return result.status
-        if result.status == "pass":
-            return "xpass"
-        if result.status == entry.status:
-            return "xfail"
-        return result.status
-
-
-def _malformed(outcome: Any) -> str:
-    """Why a result is not a protocol result, or "" when it is one."""
-    if not isinstance(outcome, dict) or len(outcome) != 1 or next(iter(outcome)) not in RESULT_KINDS:
-        return f"a result must be an object with exactly one of the keys {', '.join(RESULT_KINDS)}"
-    if "error" in outcome and not isinstance(outcome["error"], dict):
-        return "an error result must be an object"
-    if "output" in outcome and not is_json_value(outcome["output"]):
-        return f"the output is not JSON (NaN, an infinity, or a key that is not a string): {outcome['output']!r:.200}"
-    if deeper_than(outcome, MAX_DEPTH):
-        return f"the result nests deeper than {MAX_DEPTH} levels"
-    return ""
+            return
+        result.known = entry
+        if result.status == Status.PASS:
+            result.status = Status.XPASS
+        elif result.status == entry.status:
+            result.status = Status.XFAIL

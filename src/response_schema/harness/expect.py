@@ -1,4 +1,5 @@
-"""Outcomes (what an implementation did with one test) and how they are compared with expectations."""
+"""Expectations and outcomes: what a case expects of a test, what an implementation did with it (an outcome),
+whether the one meets the other, and the reference's own outcomes and expectations."""
 
 from __future__ import annotations
 

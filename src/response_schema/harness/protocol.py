@@ -1,0 +1,149 @@
+"""Protocol v1 (conformance/PROTOCOL.md) in one place: its requests, its answers, how each is checked, and its
+limits. The harness side (implementations.py) builds requests and checks answers; the serving side (serve.py)
+checks requests and builds answers; both from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..jsontext import MAX_DEPTH, deeper_than
+from ..schema import is_json_value
+from .corpus import Group, Test
+
+PROTOCOL = 1
+LINE_LIMIT = 64 * 1024 * 1024  # PROTOCOL.md "Verdicts": the longest answer line read; longer is `error`
+ANSWER_DEPTH = MAX_DEPTH  # PROTOCOL.md "Transport": an answer nests at most this deep
+RESULT_KINDS = ("output", "error", "skip", "unrepresentable")  # PROTOCOL.md "run": each result is one of these
+ERROR_PHASES = ("schema", "input")
+
+
+@dataclass
+class Info:
+    """What an implementation says about itself: the hello answer."""
+
+    name: str
+    version: str
+    language: str
+    features: frozenset[str]
+    categorizes_errors: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "language": self.language,
+            "features": sorted(self.features),
+            "categorizes_errors": self.categorizes_errors,
+        }
+
+
+class ProtocolFailure(Exception):
+    """The implementation did not answer as the protocol says. ``status`` is the verdict it earns:
+    crash (it exited or closed stdout), timeout, or error (garbage, wrong seq, wrong count). ``in_sync``
+    when the process is known to be fine and ready for the next request, so it need not be restarted."""
+
+    def __init__(self, status: str, message: str, in_sync: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.in_sync = in_sync
+
+
+# The harness's side: requests it sends, answers it checks.
+
+
+def hello_request() -> dict[str, Any]:
+    return {"cmd": "hello", "protocol": PROTOCOL}
+
+
+def info_of(answer: dict[str, Any], fallback_name: str) -> Info:
+    """The Info of a hello answer; ProtocolFailure when it is not one."""
+    if answer.get("protocol") != PROTOCOL:
+        raise ProtocolFailure("error", f"hello answered protocol {answer.get('protocol')!r}, not {PROTOCOL}")
+    implementation = answer.get("implementation")
+    features = answer.get("features", [])
+    if not isinstance(implementation, dict) or not isinstance(features, list):
+        raise ProtocolFailure("error", "hello answer needs an implementation object and a features array")
+    return Info(
+        name=str(implementation.get("name", fallback_name)),
+        version=str(implementation.get("version", "")),
+        language=str(implementation.get("language", "")),
+        features=frozenset(str(feature) for feature in features),
+        categorizes_errors=answer.get("categorizes_errors", True) is not False,
+    )
+
+
+def run_request(seq: int, group: Group, tests: list[Test]) -> dict[str, Any]:
+    return {
+        "cmd": "run",
+        "seq": seq,
+        "group": group.id,
+        "schema": group.schema,
+        "tests": [{"id": test.id, "input": test.input} for test in tests],
+    }
+
+
+def run_results(answer: dict[str, Any], seq: int, count: int) -> list[Any]:
+    """The results of a run answer; ProtocolFailure for a wrong seq or a wrong number of results."""
+    if answer.get("seq") != seq:
+        raise ProtocolFailure("error", f"answer has seq {answer.get('seq')!r}, expected {seq}")
+    results = answer.get("results")
+    if not isinstance(results, list) or len(results) != count:
+        found = len(results) if isinstance(results, list) else "no"
+        raise ProtocolFailure("error", f"answer has {found} results for {count} tests")
+    return results
+
+
+def result_problem(result: Any) -> str:
+    """Why one result of a run answer is not a protocol result, or "" when it is one."""
+    if not isinstance(result, dict) or len(result) != 1 or next(iter(result)) not in RESULT_KINDS:
+        return f"a result must be an object with exactly one of the keys {', '.join(RESULT_KINDS)}"
+    if "error" in result and not isinstance(result["error"], dict):
+        return "an error result must be an object"
+    if "output" in result and not is_json_value(result["output"]):
+        return f"the output is not JSON (NaN, an infinity, or a key that is not a string): {result['output']!r:.200}"
+    if deeper_than(result, ANSWER_DEPTH):
+        return f"the result nests deeper than {ANSWER_DEPTH} levels"
+    return ""
+
+
+# The serving side: requests it checks, answers it builds.
+
+
+def hello_answer(info: Info) -> dict[str, Any]:
+    return {
+        "protocol": PROTOCOL,
+        "implementation": {"name": info.name, "version": info.version, "language": info.language},
+        "features": sorted(info.features),
+        "categorizes_errors": info.categorizes_errors,
+    }
+
+
+def request_problem(request: Any, greeted: bool, last_seq: int) -> str:
+    """Why ``request`` breaks PROTOCOL.md for a server that has (or has not yet) answered hello and last
+    answered run ``last_seq``, or "" when it is a proper request."""
+    if not isinstance(request, dict):
+        return "a request must be a JSON object"
+    command = request.get("cmd")
+    if command == "hello":
+        return "" if request.get("protocol") == PROTOCOL else f"hello must ask for protocol {PROTOCOL}"
+    if command == "shutdown":
+        return ""
+    if command != "run":
+        return f"unknown request {command!r} (hello, run or shutdown)"
+    if not greeted:
+        return "run before hello: the first request must be hello"
+    seq = request.get("seq")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq <= last_seq:
+        return f"run needs a seq, an integer greater than the last one ({last_seq})"
+    if "schema" not in request:
+        return "run needs a schema"
+    tests = request.get("tests")
+    if not isinstance(tests, list) or not tests:
+        return "run needs tests, a non-empty array"
+    for index, test in enumerate(tests):
+        if not isinstance(test, dict) or not isinstance(test.get("id"), str) or not isinstance(test.get("input"), str):
+            return f"tests[{index}] needs an id and an input, both strings"
+    return ""
