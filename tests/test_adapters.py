@@ -3,10 +3,13 @@ passes them and catches the usual adapter mistakes."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -82,3 +85,36 @@ def test_adapter_check_catches_sloppy_adapters(mode: str, caught: str) -> None:
 def test_adapter_check_needs_a_program() -> None:
     assert harness("adapter-check", "--command", "/nonexistent/adapter").returncode == 2
     assert harness("adapter-check", "--command", " ").returncode == 2
+
+
+def test_adapter_check_is_bounded_on_an_adapter_that_stops_answering() -> None:
+    command = f"{NODE} {ROOT / 'tests/implementations/sloppy_adapter.mjs'} stops-answering"
+    started = time.monotonic()
+    checked = harness("adapter-check", "--command", command, "--timeout", "1")
+    assert time.monotonic() - started < 60, checked.stdout
+    assert checked.returncode == 1, checked.stdout
+    assert "FAIL a batch of 1,000 tests" in checked.stdout and "timeout: no answer within 1 s" in checked.stdout
+    assert "Fix: answer each request within --timeout" in checked.stdout  # the actual mistake, not the check's
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_adapter_check_leaves_no_adapter_behind_when_stopped(tmp_path: Path, signum: int, code: int) -> None:
+    pid_file = tmp_path / "adapter.pid"
+    command = f"{NODE} {ROOT / 'tests/implementations/sloppy_adapter.mjs'} stops-answering"
+    checker = subprocess.Popen(
+        [sys.executable, "-m", "response_schema", "conformance", "adapter-check", "--command", command,
+         "--timeout", "60"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PID_FILE": str(pid_file)},
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text(encoding="utf-8"):
+        assert time.monotonic() < deadline and checker.poll() is None
+        time.sleep(0.05)
+    time.sleep(1)  # in its hanging check by now
+    checker.send_signal(signum)
+    out, err = checker.communicate(timeout=30)
+    assert checker.returncode == code, err
+    assert b"INTERRUPTED" in out and b"Traceback" not in err
+    adapter = int(pid_file.read_text(encoding="utf-8"))
+    time.sleep(0.3)
+    assert not Path(f"/proc/{adapter}").exists() or "Z" in Path(f"/proc/{adapter}/stat").read_text().split(")")[1][:3]

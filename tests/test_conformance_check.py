@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -189,3 +191,39 @@ def test_meta_schema_agrees_with_the_loader_on_the_corpus() -> None:
         assert not errors, f"{path}: {errors[0].json_path}: {errors[0].message}"
     assert list(validator.iter_errors({"description": "d", "groups": [{"id": "Bad Id"}]}))
     assert REAL_FILE.is_file()
+
+
+def _check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "response_schema", "conformance", "check", *args], capture_output=True, text=True
+    )
+
+
+def test_check_on_an_empty_folder_is_not_green(tmp_path: Path) -> None:
+    result = _check(str(tmp_path))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "nothing to check" in result.stderr
+
+
+def test_check_spec_problems_take_one_line(tmp_path: Path) -> None:
+    (tmp_path / "bad.md").write_bytes(b"\xff\xfe")
+    for spec, why in [
+        (tmp_path / "missing.md", "No such file"),
+        (tmp_path, "Is a directory"),
+        (tmp_path / "bad.md", "not UTF-8"),
+    ]:
+        result = _check("--spec", str(spec))
+        assert result.returncode == 2 and result.stderr.count("\n") == 1 and why in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_folder_scans_skip_hidden_files_and_a_file_twice_is_once(tmp_path: Path) -> None:
+    good = {"description": "d", "groups": [{"id": "h", "description": "d", "rules": ["STR-1"],
+            "schema": {"type": "string"}, "tests": [{"id": "h.a", "description": "d", "input": "a",
+            "expect": {"output": "a"}}]}]}  # fmt: skip
+    (tmp_path / "c.json").write_text(json.dumps(good), encoding="utf-8")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "junk.json").write_text("not json", encoding="utf-8")
+    (tmp_path / ".junk.json").write_text("not json", encoding="utf-8")
+    result = _check(str(tmp_path), str(tmp_path / "c.json"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 file, 1 group, 1 test: ok" in result.stdout

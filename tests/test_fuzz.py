@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -108,3 +109,23 @@ def test_known_divergences_explain_classes(tmp_path: Path) -> None:
 def test_harness_problems_are_exit_2(args: list[str], message: str) -> None:
     result = fuzz(*args, "--count", "10")
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_ctrl_c_keeps_and_reports_what_was_found(tmp_path: Path) -> None:
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(MUTANT))} last-duplicate-loses"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "response_schema", "conformance", "fuzz", "--command", command, "--seconds", "600",
+         "--out", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(8)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "INTERRUPTED (SIGINT)" in out and "class 1 (" in out and "Traceback" not in err
+    assert json.loads((tmp_path / "fuzz-s0.json").read_text(encoding="utf-8"))["groups"]
+
+
+def test_count_zero_judges_nothing_and_is_refused() -> None:
+    result = fuzz("--count", "0")
+    assert result.returncode == 2 and "--count 0 would judge nothing" in result.stderr

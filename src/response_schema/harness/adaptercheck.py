@@ -31,8 +31,9 @@ def _test(index: int, text: str) -> Test:
 
 
 def _run(implementation: Subprocess, schema: Any, inputs: list[str], timeout: float) -> list[Any]:
+    """One request, answered within ``timeout`` seconds however many tests it holds."""
     tests = tuple(_test(index, text) for index, text in enumerate(inputs))
-    return implementation.run(Group("adapter-check", "", schema, tests, "", ""), list(tests), timeout)
+    return implementation.run(Group("adapter-check", "", schema, tests, "", ""), list(tests), timeout / len(tests))
 
 
 def _echo(implementation: Subprocess, inputs: list[str], timeout: float) -> str:
@@ -43,17 +44,106 @@ def _echo(implementation: Subprocess, inputs: list[str], timeout: float) -> str:
     return ""
 
 
-def check_adapter(implementation: Subprocess, registry: frozenset[str], timeout: float) -> list[Check]:
-    """Every check, in order; a protocol failure in one restarts the program for the next."""
-    checks: list[Check] = []
+def _hello(implementation: Subprocess, registry: frozenset[str], timeout: float) -> str:
+    info = implementation.info
+    unknown = sorted(info.features - registry)
+    if unknown:
+        return f"unknown features {unknown}"
+    if not info.name or not info.language:
+        return "the implementation object needs a name and a language"
+    return ""
 
-    def attempt(name: str, fix: str, work: Callable[[], str]) -> None:
+
+def _hundred(implementation: Subprocess, registry: frozenset[str], timeout: float) -> str:
+    for index in range(100):
+        problem = _echo(implementation, [f"group {index}"], timeout)
+        if problem:
+            return f"group {index}: {problem}"
+    return ""
+
+
+def _null_kept(implementation: Subprocess, registry: frozenset[str], timeout: float) -> str:
+    (result,) = _run(implementation, JSON, ['{"a": null, "b": [null]}'], timeout)
+    if result != {"output": {"a": None, "b": [None]}}:
+        return (
+            f"got {str(result)[:120]}: a key whose value is null was dropped or changed (JavaScript: a value "
+            "set to undefined, which JSON.stringify drops)"
+        )
+    return ""
+
+
+def _deep(implementation: Subprocess, registry: frozenset[str], timeout: float) -> str:
+    (result,) = _run(implementation, JSON, ["[" * 200 + "]" * 200], timeout)
+    value, depth = result.get("output"), 0
+    while isinstance(value, list) and value:
+        value, depth = value[0], depth + 1
+    return "" if depth == 199 else f"200 nested arrays came back as {str(result)[:80]}"
+
+
+def _non_finite(implementation: Subprocess, registry: frozenset[str], timeout: float) -> str:
+    results = _run(implementation, {"type": "number"}, ["nan", "inf", "1e999"], timeout)
+    for text, result in zip(["nan", "inf", "1e999"], results, strict=True):
+        if "output" in result:
+            return (
+                f"{text!r} gave {str(result)[:80]}: if the implementation produced NaN or an infinity, the "
+                'adapter must answer {"unrepresentable": "..."} (JSON.stringify writes NaN as null)'
+            )
+    return ""
+
+
+def _restarts(implementation: Subprocess, registry: frozenset[str], timeout: float) -> str:
+    started = time.monotonic()
+    _echo(implementation, ["before shutdown"], timeout)
+    implementation.stop()
+    implementation.start()
+    return "" if time.monotonic() - started < 30 else "shutdown and restart took more than 30 s"
+
+
+def _echoes(*inputs: str) -> Callable[[Subprocess, frozenset[str], float], str]:
+    return lambda implementation, registry, timeout: _echo(implementation, list(inputs), timeout)
+
+
+# Each check: its name, the fix for the mistake it finds, and the work (a problem, or "" when it passed).
+CHECKS: list[tuple[str, str, Callable[[Subprocess, frozenset[str], float], str]]] = [
+    ("hello names the implementation and only registered features", "see features.json", _hello),
+    (
+        "text outside the BMP, accents and newlines come back unchanged",
+        "read and write UTF-8; keep strings as code points",
+        _echoes("😀 é\n\r\t x", "a\u2028b", "\u0000"),
+    ),
+    (
+        "a lone surrogate comes back unchanged",
+        'decode the request with a JSON reader that keeps "\\ud800" and write it back as that escape',
+        _echoes("\ud800", "x\udfffy"),
+    ),
+    ("the empty input is an input", "send every test's input, even an empty one", _echoes("")),
+    (
+        "a batch of 1,000 tests gets 1,000 results in order",
+        "answer every test of a run request, in its order",
+        _echoes(*(f"t{index}" for index in range(1000))),
+    ),
+    ("a hundred requests in a row", "answer each request with its own seq", _hundred),
+    ("null values and keys survive", "write null as null; never turn null into undefined", _null_kept),
+    ("values nested 200 deep are written", "write deep values without recursion limits", _deep),
+    (
+        "NaN and infinities are never written as JSON values",
+        'check results before writing them and answer {"unrepresentable": reason}',
+        _non_finite,
+    ),
+    ("shutdown ends the program, and it starts again", "exit on shutdown", _restarts),
+]
+
+
+def check_adapter(implementation: Subprocess, registry: frozenset[str], timeout: float) -> list[Check]:
+    """Every check, in order, each request answered within ``timeout`` seconds (whatever its number of tests);
+    a protocol failure in one restarts the program for the next (ProtocolFailure when it cannot restart)."""
+    checks: list[Check] = []
+    for name, fix, work in CHECKS:
         try:
-            problem = work()
+            problem = work(implementation, registry, timeout)
         except ProtocolFailure as failure:
             problem = f"{failure.status}: {failure.message}"
-            if failure.message.startswith("not a JSON line"):
-                fix = "only protocol answers may go to stdout: send prints and logs to stderr (the kit adapters do)"
+            fix = _fix_for(failure, implementation.stderr_tail(300)) or fix
             implementation.stop()
             try:
                 implementation.start()
@@ -61,89 +151,23 @@ def check_adapter(implementation: Subprocess, registry: frozenset[str], timeout:
                 checks.append(Check(name, False, f"{problem}; then it did not restart ({again.message}). Fix: {fix}"))
                 raise
         checks.append(Check(name, not problem, f"{problem}. Fix: {fix}" if problem else ""))
-
-    def hello() -> str:
-        info = implementation.info
-        unknown = sorted(info.features - registry)
-        if unknown:
-            return f"unknown features {unknown}"
-        if not info.name or not info.language:
-            return "the implementation object needs a name and a language"
-        return ""
-
-    attempt("hello names the implementation and only registered features", "see features.json", hello)
-    attempt(
-        "text outside the BMP, accents and newlines come back unchanged",
-        "read and write UTF-8; keep strings as code points",
-        lambda: _echo(implementation, ["😀 é\n\r\t x", "a\u2028b", "\u0000"], timeout),
-    )
-    attempt(
-        "a lone surrogate comes back unchanged",
-        'decode the request with a JSON reader that keeps "\\ud800" and write it back as that escape',
-        lambda: _echo(implementation, ["\ud800", "x\udfffy"], timeout),
-    )
-    attempt(
-        "the empty input is an input",
-        "send every test's input, even an empty one",
-        lambda: _echo(implementation, [""], timeout),
-    )
-    attempt(
-        "a batch of 1,000 tests gets 1,000 results in order",
-        "answer every test of a run request, in its order",
-        lambda: _echo(implementation, [f"t{index}" for index in range(1000)], timeout),
-    )
-
-    def groups() -> str:
-        for index in range(100):
-            problem = _echo(implementation, [f"group {index}"], timeout)
-            if problem:
-                return f"group {index}: {problem}"
-        return ""
-
-    attempt("a hundred requests in a row", "answer each request with its own seq", groups)
-
-    def null_kept() -> str:
-        (result,) = _run(implementation, JSON, ['{"a": null, "b": [null]}'], timeout)
-        if result != {"output": {"a": None, "b": [None]}}:
-            return (
-                f"got {str(result)[:120]}: a key whose value is null was dropped or changed (JavaScript: a value "
-                "set to undefined, which JSON.stringify drops)"
-            )
-        return ""
-
-    attempt("null values and keys survive", "write null as null; never turn null into undefined", null_kept)
-
-    def deep() -> str:
-        (result,) = _run(implementation, JSON, ["[" * 200 + "]" * 200], timeout)
-        value, depth = result.get("output"), 0
-        while isinstance(value, list) and value:
-            value, depth = value[0], depth + 1
-        return "" if depth == 199 else f"200 nested arrays came back as {str(result)[:80]}"
-
-    attempt("values nested 200 deep are written", "write deep values without recursion limits", deep)
-
-    def non_finite() -> str:
-        results = _run(implementation, {"type": "number"}, ["nan", "inf", "1e999"], timeout)
-        for text, result in zip(["nan", "inf", "1e999"], results, strict=True):
-            if "output" in result:
-                return (
-                    f"{text!r} gave {str(result)[:80]}: if the implementation produced NaN or an infinity, the "
-                    'adapter must answer {"unrepresentable": "..."} (JSON.stringify writes NaN as null)'
-                )
-        return ""
-
-    attempt(
-        "NaN and infinities are never written as JSON values",
-        'check results before writing them and answer {"unrepresentable": reason}',
-        non_finite,
-    )
-
-    def quiet() -> str:
-        started = time.monotonic()
-        _echo(implementation, ["before shutdown"], timeout)
-        implementation.stop()
-        implementation.start()
-        return "" if time.monotonic() - started < 30 else "shutdown and restart took more than 30 s"
-
-    attempt("shutdown ends the program, and it starts again", "exit on shutdown", quiet)
     return checks
+
+
+def _fix_for(failure: ProtocolFailure, stderr: str) -> str:
+    """The fix for a protocol failure, named after what actually went wrong ("" when the check's own fix is it)."""
+    if failure.message.startswith("not a JSON line"):
+        return "only protocol answers may go to stdout: send prints and logs to stderr (the kit adapters do)"
+    if failure.status == "timeout":
+        return (
+            "answer each request within --timeout: read one line, write one answer line and flush it (an adapter "
+            "that buffers its output, or waits for more input, stops answering)"
+        )
+    if failure.status == "crash":
+        tail = " ".join(stderr.split())[-200:]
+        return "the program exited on this request: see its stderr" + (f" ({tail})" if tail else "")
+    if "results for" in failure.message:
+        return "answer a run request with exactly one result per test"
+    if failure.message.startswith("answer has seq"):
+        return "answer each run request with the seq it was sent"
+    return ""

@@ -10,8 +10,11 @@ from typing import Any
 from .. import FEATURES, schemas
 from ..jsontext import dumps, json_equal, load_strict
 from .corpus import Corpus, Problem, Test, categories
-from .expect import matches, reference_outcomes
+from .implementations import Reference
+from .isolation import Forked
+from .runner import Options, run_cases
 from .spec import Spec
+from .verdict import Status
 
 
 @dataclass(frozen=True)
@@ -33,14 +36,16 @@ def read_retired(corpus_root: Path) -> set[str]:
     return {line for line in lines if line}
 
 
-def check_corpus(corpus: Corpus, spec: Spec, registry: Registry, retired: set[str], full: bool) -> list[Problem]:
-    """Every problem of the corpus. ``full`` adds what only the whole bundled corpus must satisfy: every MUST
-    rule and every error category pinned, the worked examples of SPEC.md equal to their cases, and the fmt.*
-    groups equal to the schema library."""
+def check_corpus(
+    corpus: Corpus, spec: Spec, registry: Registry, retired: set[str], full: bool, timeout: float = 5.0
+) -> list[Problem]:
+    """Every problem of the corpus; the reference gets ``timeout`` seconds a test. ``full`` adds what only the
+    whole bundled corpus must satisfy: every MUST rule and every error category pinned, the worked examples of
+    SPEC.md equal to their cases, and the fmt.* groups equal to the schema library."""
     problems = list(corpus.problems)
     problems += _identity(corpus, retired)
     problems += _references(corpus, spec, registry)
-    problems += _expectations(corpus)
+    problems += _expectations(corpus, timeout)
     if full:
         problems += _coverage(corpus, spec)
         problems += _examples(corpus, spec)
@@ -97,23 +102,26 @@ def _references(corpus: Corpus, spec: Spec, registry: Registry) -> list[Problem]
     return problems
 
 
-def _expectations(corpus: Corpus) -> list[Problem]:
-    """Each expectation is what the reference does (for tests whose features the reference has)."""
+def _expectations(corpus: Corpus, timeout: float) -> list[Problem]:
+    """Each expectation is what the reference does (for tests whose features the reference has), judged as
+    `conformance run` judges, in a worker that a catastrophic pattern cannot hang."""
+    selection = [(group, [test for test in group.tests if test.features <= FEATURES]) for group in corpus.groups]
+    run = run_cases(Forked(Reference()), [(group, tests) for group, tests in selection if tests], Options(timeout))
     problems = []
-    for group in corpus.groups:
-        tests = [test for test in group.tests if test.features <= FEATURES]
-        outcomes = reference_outcomes(group.schema, [test.input for test in tests])
-        for test, actual in zip(tests, outcomes, strict=True):
-            if test.expect is None:
-                problems.append(Problem(test.file, test.pointer, "has no expect (fill it with 'conformance record')"))
-            elif not matches(test.expect, actual):
-                problems.append(
-                    Problem(
-                        test.file,
-                        f"{test.pointer}/expect",
-                        f"the reference gives {_short(actual)}, the case expects {_short(test.expect)}",
-                    )
+    for result in run.results:
+        test = result.test
+        if result.status == Status.SKIP:
+            problems.append(Problem(test.file, test.pointer, "has no expect (fill it with 'conformance record')"))
+        elif result.status == Status.FAIL:
+            problems.append(
+                Problem(
+                    test.file,
+                    f"{test.pointer}/expect",
+                    f"the reference gives {_short(result.actual or {})}, the case expects {_short(test.expect or {})}",
                 )
+            )
+        elif result.status != Status.PASS:
+            problems.append(Problem(test.file, test.pointer, f"the reference got {result.status}: {result.message}"))
     return problems
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,12 +14,13 @@ from ..usage import CommandLine, count, plural, seconds
 from .adaptercheck import Check, check_adapter
 from .check import check_corpus, read_registry, read_retired
 from .corpus import Test, case_files, corpus_dir, load, suite_version
-from .expect import reference_expectations
 from .fuzz import Summary, case_file, fuzz, read_known_divergences
 from .implementations import PythonCallable, Reference, Subprocess
+from .isolation import Forked
 from .protocol import ProtocolFailure
+from .record import RecordProblem, fill_expectations
 from .report import Terminal, footer, header, jsonl_text, junit_text, markdown_text, read_jsonl
-from .runner import Implementation, Options, Runner, StartFailure, interruptible, run_cases
+from .runner import Implementation, Interrupted, Options, Runner, StartFailure, interruptible, run_cases
 from .serve import serve
 from .spec import read_spec, spec_path
 from .verdict import KNOWN_STATUSES, read_known_failures
@@ -52,19 +54,26 @@ def _argument_parser() -> CommandLine:
     check.add_argument("paths", metavar="PATH", nargs="*", type=Path, help="case files or folders")
     check.add_argument("--full", action="store_true", help="also the whole-corpus checks, on the PATHs given")
     check.add_argument("--spec", type=Path, help="the SPEC.md to read rules from (default: the bundled one)")
+    check.add_argument(
+        "--timeout", type=seconds, default=5.0, metavar="SECONDS", help="for the reference, per test (default 5)"
+    )
     check.set_defaults(run=_check)
 
     record = sub.add_parser(
         "record",
         help="fill missing expectations from the reference",
         description="For each test without 'expect' in FILE, run the reference and write its result as the\n"
-        "expectation; review the diff before committing. Other tests are left as they are. The file is\n"
-        "replaced in one step (a temporary file, then a rename), and only when something was recorded.\n\n"
+        "expectation; review the diff before committing. The expectations are written into the file's own text\n"
+        "(its layout is kept: a diff shows only them), in one step (a temporary file, then a rename), and only\n"
+        "when something was recorded.\n\n"
         "exit codes: 0 recorded (or nothing to record), 2 the file cannot be read, is malformed or cannot\n"
         "be written.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     record.add_argument("file", metavar="FILE", type=Path, help="a case file")
+    record.add_argument(
+        "--timeout", type=seconds, default=5.0, metavar="SECONDS", help="for the reference, per test (default 5)"
+    )
     record.set_defaults(run=_record)
 
     run = sub.add_parser(
@@ -154,7 +163,9 @@ def _argument_parser() -> CommandLine:
         "exit codes: 0 every check passed, 1 some did not, 2 the program did not start.",
     )
     adapter.add_argument("--command", required=True, metavar='"PROGRAM ARGS..."', help="the adapter to check")
-    adapter.add_argument("--timeout", type=seconds, default=5.0, metavar="SECONDS", help="per test (default 5)")
+    adapter.add_argument(
+        "--timeout", type=seconds, default=5.0, metavar="SECONDS", help="per request, however many tests (default 5)"
+    )
     adapter.add_argument("--startup-timeout", type=seconds, default=10.0, metavar="SECONDS", help="(default 10)")
     adapter.set_defaults(run=_adapter_check)
 
@@ -186,7 +197,9 @@ def _argument_parser() -> CommandLine:
 def _implementation_options(parser: argparse.ArgumentParser) -> None:
     """The implementation to run, and how long to wait for it: the same for run and fuzz."""
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--python", metavar="MODULE:CALLABLE", help="an in-process Python implementation (no timeout)")
+    which.add_argument(
+        "--python", metavar="MODULE:CALLABLE", help="a Python implementation, imported here and run in a forked worker"
+    )
     which.add_argument("--command", metavar='"PROGRAM ARGS..."', help="a program speaking protocol v1 (PROTOCOL.md)")
     parser.add_argument("--timeout", type=seconds, default=5.0, metavar="SECONDS", help="per test (default 5)")
     parser.add_argument(
@@ -205,17 +218,20 @@ def _check(args: argparse.Namespace) -> int:
     root = corpus_dir()
     paths = args.paths or [root]
     corpus = load(paths)
+    if not corpus.groups and not corpus.problems:
+        return _harness_error(f"no case files in {', '.join(map(str, paths))}: nothing to check")
     spec = read_spec(args.spec or spec_path(root))
-    problems = check_corpus(corpus, spec, read_registry(root), read_retired(root), full=args.full or not args.paths)
+    full = args.full or not args.paths
+    problems = check_corpus(corpus, spec, read_registry(root), read_retired(root), full, args.timeout)
     for problem in problems:
         print(problem)
     tests = sum(len(group.tests) for group in corpus.groups)
     files = len(case_files(paths))
-    summary = f"{files} files, {len(corpus.groups)} groups, {tests} tests: "
+    summary = f"{plural(files, 'file')}, {plural(len(corpus.groups), 'group')}, {plural(tests, 'test')}: "
     if not problems:
         print(summary + "ok")
         return EXIT_OK
-    print(summary + f"{len(problems)} problem{'s' if len(problems) != 1 else ''}", file=sys.stderr)
+    print(summary + plural(len(problems), "problem"), file=sys.stderr)
     return EXIT_HARNESS if corpus.problems else EXIT_FAIL
 
 
@@ -223,25 +239,11 @@ def _record(args: argparse.Namespace) -> int:
     path: Path = args.file
     if not path.is_file():
         return _harness_error(f"{path} is not a case file")
-    corpus = load([path])
-    if corpus.problems:
-        for problem in corpus.problems:
-            print(problem, file=sys.stderr)
-        return EXIT_HARNESS
-    data = load_json(path)
-    filled = 0
-    for group_data, group in zip(data["groups"], corpus.groups, strict=True):
-        missing = [index for index, test in enumerate(group_data["tests"]) if "expect" not in test]
-        inputs = [group_data["tests"][index]["input"] for index in missing]
-        for index, expect in zip(missing, reference_expectations(group.schema, inputs), strict=True):
-            group_data["tests"][index]["expect"] = expect
-            filled += 1
-    if filled:
-        try:
-            write_file(path, dumps(data, indent=2) + "\n")  # the corpus's own layout: only expectations change
-        except FileProblem as exc:
-            return _harness_error(str(exc))
-    print(f"{path}: recorded {filled} expectation{'s' if filled != 1 else ''}")
+    try:
+        filled = fill_expectations(path, args.timeout)
+    except RecordProblem as exc:
+        return _harness_error(str(exc))
+    print(f"{path}: recorded {plural(filled, 'expectation')}")
     return EXIT_OK
 
 
@@ -311,6 +313,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _fuzz(args: argparse.Namespace) -> int:
+    if args.count == 0:
+        return _harness_error("--count 0 would judge nothing: give a count of 1 or more")
     limit = args.seconds if args.seconds is not None or args.count is not None else 60.0
     target = args.out / f"fuzz-s{args.seed}.json" if args.out else None
     try:
@@ -337,12 +341,10 @@ def _fuzz(args: argparse.Namespace) -> int:
             sys.stdout.flush()
 
     try:
-        with runner.running():
+        with interruptible(), runner.running():
             summary = fuzz(runner, args.seed, limit, args.count, args.classes, progress, known)
     except StartFailure as exc:
         return _harness_error(f"the implementation did not start: {exc}")
-    except KeyboardInterrupt:
-        return 130
     if live:
         sys.stdout.write("\n")
     name = f"{implementation.info.name} {implementation.info.version}".strip()
@@ -370,6 +372,12 @@ def _fuzz(args: argparse.Namespace) -> int:
     if target is not None and summary.unexplained():
         outputs.write({"--out": dumps(case_file(summary, args.seed, name), indent=2) + "\n"})
         write_out(f"cases written to {target}\n")
+    if summary.interrupted:
+        cause = signal.Signals(summary.interrupted).name
+        write_out(f"INTERRUPTED ({cause}): what was found before it is reported above\n")
+        return 128 + summary.interrupted
+    if not summary.pairs:
+        return _harness_error("nothing was judged: no pair was generated in the time given")
     return EXIT_FAIL if summary.unexplained() else EXIT_OK
 
 
@@ -380,12 +388,18 @@ def _adapter_check(args: argparse.Namespace) -> int:
     except (ValueError, ProtocolFailure) as exc:
         return _harness_error(f"the adapter did not start: {exc}")
     checks: list[Check] = []
+    interrupted = 0
     try:
-        checks = check_adapter(implementation, read_registry(corpus_dir()).features, args.timeout)
+        with interruptible():
+            checks = check_adapter(implementation, read_registry(corpus_dir()).features, args.timeout)
     except ProtocolFailure:
         pass  # it did not restart: the checks so far say why
+    except KeyboardInterrupt:
+        interrupted = signal.SIGINT
+    except Interrupted as exc:
+        interrupted = exc.signum
     finally:
-        implementation.stop()
+        implementation.stop()  # never an orphaned adapter: its whole process group is killed
     for check in checks:
         write_out(
             printable(
@@ -395,7 +409,10 @@ def _adapter_check(args: argparse.Namespace) -> int:
             )
         )
     failed = sum(not check.ok for check in checks)
-    write_out(f"{implementation.info.name}: {len(checks) - failed} of {len(checks)} checks passed\n")
+    write_out(f"{implementation.info.name}: {len(checks) - failed} of {plural(len(checks), 'check')} passed\n")
+    if interrupted:
+        write_out(f"INTERRUPTED ({signal.Signals(interrupted).name}) after {plural(len(checks), 'check')}\n")
+        return 128 + interrupted
     return EXIT_FAIL if failed else EXIT_OK
 
 
@@ -404,10 +421,10 @@ def _implementation(args: argparse.Namespace) -> Implementation:
         return Subprocess(args.command, args.startup_timeout)
     if args.python is not None:
         try:
-            return PythonCallable(args.python)
+            return Forked(PythonCallable(args.python))
         except (ImportError, AttributeError, SystemExit) as exc:
             raise ValueError(f"cannot load --python {args.python}: {type(exc).__name__}: {exc}") from None
-    return Reference()
+    return Forked(Reference())
 
 
 def _harness_error(message: str) -> int:

@@ -98,15 +98,18 @@ def suite_version(corpus: Path) -> str:
 
 def case_files(paths: Iterable[Path]) -> list[Path]:
     """The case files named by ``paths``: files as given, directories searched for *.json below a cases/
-    folder, or below the folder itself when it has none."""
-    found: list[Path] = []
+    folder, or below the folder itself when it has none, leaving out hidden files and folders (.git, .tox).
+    A file named twice (or reached twice) is taken once."""
+    found: dict[Path, Path] = {}
     for path in paths:
         if path.is_dir():
             root = path / "cases" if (path / "cases").is_dir() else path
-            found.extend(sorted(root.rglob("*.json")))
+            for file in sorted(root.rglob("*.json")):
+                if not any(part.startswith(".") for part in file.relative_to(root).parts):
+                    found.setdefault(file.resolve(), file)
         else:
-            found.append(path)
-    return found
+            found.setdefault(path.resolve(), path)
+    return list(found.values())
 
 
 def load(paths: Iterable[Path]) -> Corpus:

@@ -9,22 +9,17 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import SchemaError, compile
-from .corpus import Group, Test
-from .expect import reference_expectations
 from .fuzzgen import Generator
-from .runner import Runner
-from .verdict import FAILING, Result
+from .runner import Interrupted, Runner
+from .shrink import Disagreement, generated_group, generated_tests, kind, shrink, size
+from .verdict import FAILING
 
-STAGES = frozenset(
-    {"x-regex-substitutions", "x-regex", "x-regex-iterator", "x-regex-key-value", "x-parser", "x-parser-args"}
-)
-SHRINK_STEPS = 400  # implementation calls spent on one disagreement at most
 # Rules a minimized case cites, from the keywords it has (a case cites at least one rule).
 KEYWORD_RULES = {
     "x-regex-substitutions": "SUBS-2",
@@ -41,15 +36,6 @@ KEYWORD_RULES = {
     "prefixItems": "ARR-4",
 }
 TYPE_RULES = {"object": "OBJ-1", "array": "ARR-1", "string": "STR-1", "integer": "INT-1", "number": "NUM-1"}
-
-
-@dataclass
-class Disagreement:
-    schema: Any
-    input: str
-    expect: dict[str, Any]
-    result: Result
-    features: frozenset[str]
 
 
 @dataclass
@@ -77,7 +63,7 @@ class KnownDivergence:
     input: str = ""
 
     def explains(self, found: FoundClass) -> bool:
-        expected, status, actual = _kind(found.example)
+        expected, status, actual = kind(found.example)
         keywords = set(_keywords(found.example.schema))
         return (
             expected.startswith(self.expected)
@@ -113,6 +99,7 @@ class Summary:
     seconds: float = 0.0
     disagreements: int = 0
     classes: dict[str, FoundClass] = field(default_factory=dict)
+    interrupted: int = 0  # the signal that cut the run short, if one did
 
     def unexplained(self) -> list[FoundClass]:
         """The classes no known divergence explains, most frequent first."""
@@ -129,27 +116,48 @@ def fuzz(
     known: list[KnownDivergence] | None = None,
 ) -> Summary:
     """Generate pairs until ``seconds`` or ``count`` pairs (or ``max_classes`` unexplained classes) are
-    reached; the implementation must already be running (``Runner.running``)."""
+    reached, or an interruption (Ctrl-C, or Interrupted): what was found so far is kept. The implementation
+    must already be running (``Runner.running``)."""
     generator = Generator(seed, runner.implementation.info.features)
     summary = Summary()
+    started = time.perf_counter()
+    try:
+        _generate(runner, generator, summary, seconds, count, max_classes, progress, known or [])
+    except KeyboardInterrupt:
+        summary.interrupted = signal.SIGINT
+    except Interrupted as exc:
+        summary.interrupted = exc.signum
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _generate(
+    runner: Runner,
+    generator: Generator,
+    summary: Summary,
+    seconds: float | None,
+    count: int | None,
+    max_classes: int | None,
+    progress: Callable[[Summary], None],
+    known: list[KnownDivergence],
+) -> None:
     started = time.perf_counter()
     number = 0
     while (count is None or summary.pairs < count) and (seconds is None or summary.seconds < seconds):
         pair = generator.pair()
         number += 1
-        tests = _tests(f"fuzz.g{number}", pair.schema, pair.inputs, pair.features)
-        for result in runner.run_group(_group(f"fuzz.g{number}", pair.schema, tests), list(tests)):
+        tests = generated_tests(f"fuzz.g{number}", pair.schema, pair.inputs, pair.features)
+        for result in runner.run_group(generated_group(f"fuzz.g{number}", pair.schema, tests), list(tests)):
             summary.pairs += 1
             if result.status in FAILING:
                 summary.disagreements += 1
                 assert result.test.expect is not None
                 found = Disagreement(pair.schema, result.test.input, result.test.expect, result, pair.features)
-                _classify(runner, summary, found, known or [])
+                _classify(runner, summary, found, known)
         summary.seconds = time.perf_counter() - started
         progress(summary)
         if max_classes is not None and len(summary.unexplained()) >= max_classes:
             break
-    return summary
 
 
 def _classify(runner: Runner, summary: Summary, found: Disagreement, known: list[KnownDivergence]) -> None:
@@ -160,59 +168,16 @@ def _classify(runner: Runner, summary: Summary, found: Disagreement, known: list
         summary.classes[key].known = next((k.reason for k in known if k.explains(summary.classes[key])), "")
     else:
         summary.classes[key].count += 1
-        if _size(small.schema) + len(small.input) < _size(summary.classes[key].example.schema) + len(
+        if size(small.schema) + len(small.input) < size(summary.classes[key].example.schema) + len(
             summary.classes[key].example.input
         ):
             summary.classes[key].example = small
 
 
-def shrink(runner: Runner, found: Disagreement) -> Disagreement:
-    """The smallest schema and input reached by removing parts while the implementation still disagrees
-    with the reference in the same way (greedy, to a fixed point or SHRINK_STEPS calls)."""
-    valid = _compiles(found.schema)
-    current = found
-    steps = 0
-    kind = _kind(found)
-
-    def still(schema: Any, text: str) -> Disagreement | None:
-        nonlocal steps
-        steps += 1
-        if valid and not _compiles(schema):
-            return None
-        (test,) = _tests("fuzz.shrink", schema, [text], found.features)
-        (result,) = runner.run_group(_group("fuzz.shrink", schema, (test,)), [test])
-        if result.status not in FAILING:
-            return None
-        assert test.expect is not None
-        candidate = Disagreement(schema, text, test.expect, result, found.features)
-        return candidate if _kind(candidate) == kind else None
-
-    changed = True
-    while changed and steps < SHRINK_STEPS:
-        changed = False
-        for schema in _smaller_schemas(current.schema):
-            if steps >= SHRINK_STEPS:
-                break
-            smaller = still(schema, current.input)
-            if smaller is not None:
-                current, changed = smaller, True
-                break
-        if changed:
-            continue
-        for text in _shorter_texts(current.input):
-            if steps >= SHRINK_STEPS:
-                break
-            smaller = still(current.schema, text)
-            if smaller is not None:
-                current, changed = smaller, True
-                break
-    return current
-
-
 def shape(found: Disagreement) -> str:
     """The class of a minimized disagreement: the keywords, types and parsers its schema uses (not where, and no
     patterns, names or values), and what each side did."""
-    return json.dumps([_keywords(found.schema), _kind(found)])
+    return json.dumps([_keywords(found.schema), kind(found)])
 
 
 def case_file(summary: Summary, seed: int, implementation: str) -> dict[str, Any]:
@@ -252,37 +217,6 @@ def case_file(summary: Summary, seed: int, implementation: str) -> dict[str, Any
     }
 
 
-def _tests(group_id: str, schema: Any, inputs: list[str], features: frozenset[str]) -> tuple[Test, ...]:
-    return tuple(
-        Test(f"{group_id}.t{index}", "generated", (), features, frozenset(), text, expect, "fuzz", "", group_id, "fuzz")
-        for index, (text, expect) in enumerate(zip(inputs, reference_expectations(schema, inputs), strict=True))
-    )
-
-
-def _group(group_id: str, schema: Any, tests: tuple[Test, ...]) -> Group:
-    return Group(group_id, "generated", schema, tests, "fuzz", "")
-
-
-def _compiles(schema: Any) -> bool:
-    try:
-        compile(schema)
-    except SchemaError:
-        return False
-    return True
-
-
-def _kind(found: Disagreement) -> list[str]:
-    """What the reference expected and what the implementation did, without values."""
-
-    def outcome(value: Any) -> str:
-        if value is None or "error" not in value:
-            return "output" if value is not None else "none"
-        category = value["error"].get("category")
-        return f"error {value['error'].get('phase')}/{'|'.join(category) if isinstance(category, list) else category}"
-
-    return [outcome(found.expect), found.result.status, outcome(found.result.actual)]
-
-
 def _keywords(schema: Any) -> list[str]:
     """The keywords of a schema and the types and parsers it names, each once, sorted."""
     names: set[str] = set()
@@ -297,61 +231,6 @@ def _keywords(schema: Any) -> list[str]:
             children += node["prefixItems"] if isinstance(node.get("prefixItems"), list) else []
             stack.extend(child for child in children if isinstance(child, dict))
     return sorted(names)
-
-
-def _size(schema: Any) -> int:
-    if isinstance(schema, dict):
-        return 1 + sum(_size(value) for value in schema.values())
-    if isinstance(schema, list):
-        return 1 + sum(_size(item) for item in schema)
-    return 1
-
-
-def _smaller_schemas(schema: Any) -> Iterator[Any]:
-    """Schemas with one part taken away: all but one child node, a keyword, a property, a list item."""
-    if not isinstance(schema, dict):
-        return
-    children = list(schema["properties"].values()) if isinstance(schema.get("properties"), dict) else []
-    children += [schema[key] for key in ("items", "additionalProperties") if isinstance(schema.get(key), dict)]
-    children += schema["prefixItems"] if isinstance(schema.get("prefixItems"), list) else []
-    stages = {key: value for key, value in schema.items() if key in STAGES}
-    for child in children:
-        if isinstance(child, dict):
-            yield child  # a child in its parent's place
-            if stages and not STAGES & child.keys():
-                yield {**child, **stages}  # ... with the stages that made its parent's content
-    for key in schema:
-        if key != "type":
-            yield {k: v for k, v in schema.items() if k != key}
-    if "type" in schema and schema["type"] not in ("object", "array"):
-        yield {k: v for k, v in schema.items() if k != "type"}
-    properties = schema.get("properties")
-    if isinstance(properties, dict):
-        for name in properties:
-            yield {**schema, "properties": {k: v for k, v in properties.items() if k != name}}
-        for name, child in properties.items():
-            for smaller in _smaller_schemas(child):
-                yield {**schema, "properties": {**properties, name: smaller}}
-    for key in ("items", "additionalProperties"):
-        if isinstance(schema.get(key), dict):
-            for smaller in _smaller_schemas(schema[key]):
-                yield {**schema, key: smaller}
-    prefix = schema.get("prefixItems")
-    if isinstance(prefix, list):
-        for index, child in enumerate(prefix):
-            if len(prefix) > 1:
-                yield {**schema, "prefixItems": prefix[:index] + prefix[index + 1 :]}
-            for smaller in _smaller_schemas(child):
-                yield {**schema, "prefixItems": [*prefix[:index], smaller, *prefix[index + 1 :]]}
-
-
-def _shorter_texts(text: str) -> Iterator[str]:
-    """The text with a piece cut out: halves first, then smaller pieces down to one character."""
-    size = len(text) // 2
-    while size >= 1:
-        for start in range(0, len(text) - size + 1, size):
-            yield text[:start] + text[start + size :]
-        size //= 2
 
 
 def _rules(schema: Any) -> list[str]:

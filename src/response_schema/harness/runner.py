@@ -40,8 +40,9 @@ class StartFailure(Exception):
     """The implementation never started: the harness cannot do its job."""
 
 
-class Interrupted(Exception):
-    """SIGTERM or SIGHUP arrived (``interruptible``): stop like Ctrl-C, then exit 128 + the signal number."""
+class Interrupted(BaseException):
+    """SIGTERM or SIGHUP arrived (``interruptible``): stop like Ctrl-C, then exit 128 + the signal number. A
+    BaseException, as KeyboardInterrupt is, so that no implementation's `except Exception` swallows it."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..files import read_text
 from ..jsontext import load_strict
 
 _RULE = re.compile(r"^- \*\*\[([A-Z][A-Z0-9]*-[0-9]+)\]\*\*(.*)$")
@@ -48,7 +49,8 @@ class Spec:
 
 
 def read_spec(path: Path) -> Spec:
-    text = path.read_text(encoding="utf-8")
+    """The rules and error categories of a SPEC.md; FileProblem when it cannot be read."""
+    text = read_text(path)
     lines = text.splitlines()
     rules: dict[str, Rule] = {}
     categories: dict[str, str] = {}
