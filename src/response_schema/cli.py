@@ -13,10 +13,9 @@ from .configs import NoResponseSchema, from_config, schema_from
 from .errors import ParseError, SchemaError, shown
 from .files import FileProblem, load_json, read_text, write_out
 from .jsontext import dumps, printable
-from .usage import CommandLine, port
+from .usage import EXIT_BROKEN_PIPE, EXIT_USAGE, CommandLine, port
 
-EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
-EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away (`| head`)
+EXIT_OK, EXIT_INPUT = 0, 1
 
 DESCRIPTION = """\
 Parse chat-model output with a response schema, and check schemas.
@@ -46,9 +45,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader is gone: send what is still buffered nowhere, so that exiting prints no second error.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _discard_stdout()  # the reader is gone
         return EXIT_BROKEN_PIPE
+    except OSError as exc:  # files are FileProblems by now: what is left is standard output (a full disk, /dev/full)
+        _discard_stdout()
+        print(printable(f"response-schema: cannot write standard output: {exc.strerror or exc}"), file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _discard_stdout() -> None:
+    """Send what is still buffered for standard output nowhere, so that exiting prints no second error."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _versions() -> str:

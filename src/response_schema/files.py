@@ -57,10 +57,16 @@ def load_json(path: str | Path) -> Any:
 
 
 def write_out(text: str) -> None:
-    """Write to standard output as UTF-8, whatever the locale says."""
+    """Write to standard output as UTF-8, whatever the locale says, all of it (BrokenPipeError when the reader
+    went away, even in the middle of a large write, which a buffered write may drop silently)."""
     sys.stdout.flush()
-    sys.stdout.buffer.write(text.encode("utf-8"))
-    sys.stdout.buffer.flush()
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # a stream without a descriptor (captured in tests)
+        sys.stdout.buffer.write(text.encode("utf-8"))
+        sys.stdout.buffer.flush()
+        return
+    _write_all(descriptor, text.encode("utf-8"))
 
 
 def write_file(path: str | Path, text: str, name: str = "") -> None:
@@ -167,11 +173,15 @@ def _write_into(path: str | Path, data: bytes) -> None:
             time.sleep(0.05)
     try:
         os.set_blocking(descriptor, True)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(descriptor, view) :]
+        _write_all(descriptor, data)
     finally:
         os.close(descriptor)
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view) :]
 
 
 def _name(path: str | Path) -> str:

@@ -4,18 +4,33 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader went away (`| head`)
 
 
 class CommandLine(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line on stderr (exit 2), pointing at --help."""
+    """An argument parser whose usage errors are one line on stderr (exit 2), pointing at --help, and whose help
+    fails in one line too when standard output cannot take it (141 for a closed pipe, as every command)."""
 
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: {message} (see '{self.prog} --help')", file=sys.stderr)
         sys.exit(EXIT_USAGE)
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        stream = file or sys.stdout
+        try:
+            stream.write(message)
+            stream.flush()
+        except OSError as exc:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())  # so that exiting prints no second error
+            if isinstance(exc, BrokenPipeError):
+                sys.exit(EXIT_BROKEN_PIPE)
+            print(f"{self.prog}: cannot write standard output: {exc.strerror or exc}", file=sys.stderr)
+            sys.exit(EXIT_USAGE)
 
 
 def seconds(text: str) -> float:
