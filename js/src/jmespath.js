@@ -539,7 +539,10 @@ export const FUNCTIONS = {
     check(Array.isArray(x), "reverse", "['array', 'string']", x);
     return [...x].reverse();
   }],
-  sort: [1, false, (x) => [...x].sort(sortable("sort", x))],
+  sort: [1, false, (x) => {
+    const order = sortable("sort", x); // checked before the array is read: an object is not iterable
+    return [...x].sort(order);
+  }],
   sort_by: [2, false, (x, e) => {
     const { keys, order } = keyed("sort_by", x, e);
     return x.map((item, index) => [keys[index], index, item]).sort((a, b) => order(a[0], b[0]) || a[1] - b[1]).map(([, , item]) => item);
@@ -556,5 +559,11 @@ export const FUNCTIONS = {
 function callFunction(name, args) {
   const entry = FUNCTIONS[name];
   if (!entry) throw new JMESPathTypeError(`unknown function ${name}()`);
-  return entry[2](...args);
+  try {
+    return entry[2](...args);
+  } catch (error) {
+    // Each function checks its arguments; a host TypeError that still gets through is a wrong type all the same.
+    if (error instanceof TypeError) throw new JMESPathTypeError(`In function ${name}(): ${error.message}`);
+    throw error;
+  }
 }

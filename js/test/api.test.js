@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { inspect } from "node:util";
 import { test } from "node:test";
 import { ParseError, SchemaError, compile, parse } from "../src/index.js";
 import { unrepresentable } from "../src/adapter.mjs";
-import { compileExpression, search } from "../src/jmespath.js";
+import { FUNCTIONS, compileExpression, search } from "../src/jmespath.js";
 import { Pattern, Template } from "../src/regex.js";
 
 test("a schema's problems are all reported, each with its pointer", () => {
@@ -64,4 +66,44 @@ test("the adapter names what JSON cannot hold", () => {
   let deep = [];
   for (let i = 0; i < 600; i++) deep = [deep];
   assert.match(unrepresentable(deep), /deeper than 512/);
+});
+
+test("every JMESPath function on every wrong type gives transform-failed or a value, never a host error", () => {
+  const values = ["5", '"s"', '{"a": 1}', '[1, "a"]', "[[1]]", "null", "true", '[{"a": {}}]', "[]"];
+  const expressions = [];
+  for (const [name, [minimum]] of Object.entries(FUNCTIONS)) {
+    for (const value of values) {
+      const literal = `\`${value}\``;
+      expressions.push(`${name}(${Array(Math.max(minimum, 1)).fill("@").join(", ")})`);
+      if (minimum >= 2) expressions.push(`${name}(${literal}, @)`, `${name}(@, ${literal})`, `${name}(&a, @)`, `${name}(@, &a)`);
+    }
+  }
+  let checked = 0;
+  for (const transform of new Set(expressions)) {
+    for (const input of values) {
+      try {
+        parse({ "x-parser": "json", "x-parser-args": { transform } }, input);
+      } catch (error) {
+        assert.ok(error instanceof ParseError && error.category === "transform-failed", `${transform} on ${input}: ${error}`);
+      }
+      checked += 1;
+    }
+  }
+  assert.ok(checked > 1000);
+});
+
+test("the README's first example prints what its comments say", async () => {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  const index = JSON.stringify(new URL("../src/index.js", import.meta.url).href);
+  const example = readme.match(/```js\n(import \{ compile[\s\S]*?)```/)[1].replace('"response-schema-js"', index);
+  const printed = [];
+  const log = console.log;
+  console.log = (...args) => printed.push(args.map((arg) => (typeof arg === "string" ? arg : inspect(arg))).join(" "));
+  try {
+    await import(`data:text/javascript,${encodeURIComponent(example)}`);
+  } finally {
+    console.log = log;
+  }
+  const promised = [...example.matchAll(/\/\/ (.+)$/gm)].map((match) => match[1]).filter((comment) => /^[{[]|^true|^false/.test(comment));
+  assert.deepEqual(printed.map((line) => line.replace(/\s+/g, " ")), promised.map((line) => line.replace(/\s+/g, " ")));
 });
