@@ -73,3 +73,29 @@ def test_a_bad_port_is_a_usage_error(port: str) -> None:
         timeout=60,
     )
     assert result.returncode == 2 and "Traceback" not in result.stderr and "argument --port" in result.stderr
+
+
+def raw_post(base: str, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    request = urllib.request.Request(f"{base}/api/parse", data=body, method="POST", headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_bad_bodies_get_a_4xx_that_says_why(base: str) -> None:
+    deep = b'{"schema": ' + b"[" * 100_000 + b"]" * 100_000 + b', "text": ""}'
+    status, answer = raw_post(base, deep)
+    assert status == 400 and "deeper than" in answer["bad_request"]
+    assert raw_post(base, b"\xff")[0] == 400
+    assert raw_post(base, b'{"schema": {}, "schema": {}, "text": ""}')[0] == 400
+    assert raw_post(base, b"[]")[0] == 400
+    status, answer = raw_post(base, b"{}", {"Content-Length": "99999999"})
+    assert status == 413 and "over" in answer["bad_request"]
+    assert post(base, {"schema": {"type": "string"}, "text": "still serving"})[1]["value"] == "still serving"
+
+
+def test_no_404_on_a_page_load(base: str) -> None:
+    with urllib.request.urlopen(f"{base}/favicon.ico", timeout=30) as response:
+        assert response.status == 204

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import SchemaError, compile, schemas
 from .harness.corpus import corpus_dir, load
-from .jsontext import dumps
+from .jsontext import dumps, load_strict
 
 TIME_LIMIT = 2.0  # seconds a parse may take
 MAX_BODY = 4 * 1024 * 1024
@@ -79,26 +79,42 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def refuse(self, status: int, why: str) -> None:
+        self.send(status, dumps({"bad_request": why}).encode("utf-8"), "application/json")
+
     def do_GET(self) -> None:
         if self.path == "/":
             page = resources.files("response_schema").joinpath("playground.html").read_bytes()
             self.send(200, page, "text/html; charset=utf-8")
         elif self.path == "/api/examples":
             self.send(200, dumps(examples()).encode("utf-8"), "application/json")
+        elif self.path == "/favicon.ico":  # what every browser asks for on each load: nothing, and no 404
+            self.send_response(204)
+            self.send_header("Cache-Control", "max-age=86400")
+            self.end_headers()
         else:
             self.send(404, b"not found", "text/plain")
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        if self.path != "/api/parse" or length > MAX_BODY:
-            self.send(404 if self.path != "/api/parse" else 413, b"no", "text/plain")
+        if self.path != "/api/parse":
+            self.send(404, b"not found", "text/plain")
             return
         try:
-            request = json.loads(self.rfile.read(length))
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            self.send(400, dumps({"bad_request": "Content-Length is not a number"}).encode("utf-8"), "application/json")
+            return
+        if not 0 <= length <= MAX_BODY:
+            self.send(
+                413, dumps({"bad_request": f"the body is over {MAX_BODY} bytes"}).encode("utf-8"), "application/json"
+            )
+            return
+        try:
+            request = load_strict(self.rfile.read(length).decode("utf-8"))  # too deep is refused, not a traceback
+            if not isinstance(request, dict) or not isinstance(request.get("text"), str) or "schema" not in request:
+                raise ValueError("the body must be an object with a schema and a text (a string)")
             schema, text = request["schema"], request["text"]
-            if not isinstance(text, str):
-                raise ValueError("text must be a string")
-        except (ValueError, KeyError, TypeError) as exc:
+        except ValueError as exc:  # not UTF-8, not JSON, too deep, the wrong shape
             self.send(400, dumps({"bad_request": str(exc)}).encode("utf-8"), "application/json")
             return
         self.send(200, dumps(parse_with_limit(schema, text)).encode("utf-8"), "application/json")

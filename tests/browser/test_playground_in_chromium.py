@@ -138,3 +138,58 @@ def test_a_catastrophic_pattern_is_cut_off(browser: Any, url: str) -> None:
     browser.find_element("id", "output").send_keys("")  # the page still answers
     set_value(browser, "schema", '{"type": "string"}')
     wait_for(browser, lambda: text_of(browser, "status") == "Parsed")
+
+
+def test_a_failed_request_clears_the_old_result_and_says_why(browser: Any, url: str) -> None:
+    browser.get(url)
+    wait_for(browser, lambda: text_of(browser, "status") == "Parsed" and text_of(browser, "message"))
+    set_value(browser, "output", "x" * (5 * 1024 * 1024))  # over the server's 4 MiB: HTTP 413
+    wait_for(browser, lambda: "too large" in text_of(browser, "status"))
+    assert text_of(browser, "message") == "" and text_of(browser, "trace") == ""
+    assert not browser.find_elements("css selector", "#highlight mark")
+    set_value(browser, "output", "Hello")
+    wait_for(browser, lambda: text_of(browser, "status") == "Parsed")
+    set_value(browser, "schema", "{not json")
+    wait_for(browser, lambda: "not JSON" in text_of(browser, "status"))
+    assert text_of(browser, "message") == "" and text_of(browser, "trace") == ""
+
+
+def test_the_page_says_so_when_its_server_is_gone(browser: Any) -> None:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "response_schema", "playground", "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
+    assert server.stdout is not None
+    match = re.search(r"http://127\.0\.0\.1:\d+/", server.stdout.readline())
+    assert match
+    browser.get(match.group(0))
+    wait_for(browser, lambda: text_of(browser, "status") == "Parsed" and text_of(browser, "message"))
+    server.terminate()
+    server.wait(timeout=10)
+    set_value(browser, "output", "after the server stopped")
+    wait_for(browser, lambda: "did not answer" in text_of(browser, "status"))
+    assert text_of(browser, "message") == ""
+    shot(browser, "server-gone")
+
+
+def test_the_format_menu_follows_edits(browser: Any, url: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(url)
+    wait_for(browser, lambda: len(browser.find_elements("css selector", "#example option")) > 10)
+    menu = Select(browser.find_element("id", "example"))
+    menu.select_by_value("qwen3")
+    wait_for(browser, lambda: text_of(browser, "status") == "Parsed")
+    set_value(browser, "schema", '{"type": "string"}')  # no longer the qwen3 schema
+    wait_for(browser, lambda: menu.first_selected_option.get_attribute("value") == "")
+    schema = browser.execute_script("return JSON.stringify(examples.find((e) => e.name === 'gpt-oss').schema)")
+    set_value(browser, "schema", schema)  # pasted back: the menu names it again
+    wait_for(browser, lambda: menu.first_selected_option.get_attribute("value") == "gpt-oss")
+
+
+def test_a_page_load_requests_nothing_that_is_missing(browser: Any, url: str) -> None:
+    browser.get(url)
+    wait_for(browser, lambda: text_of(browser, "status") == "Parsed")
+    statuses = browser.execute_script(
+        "return performance.getEntriesByType('resource').map((e) => [e.name, e.responseStatus ?? 0]);"
+    )
+    assert all(status in (0, 200, 204) for _, status in statuses), statuses
