@@ -1,4 +1,4 @@
-"""The benchmarks of issue 7, measured in one process and one run, each against a baseline from the same run.
+"""The benchmarks of BENCHMARKS.md, measured in one process and one run, each against a baseline from the same run.
 
     tox -e bench                   # or: python benchmarks/run.py [--quick] [--json FILE]
 

@@ -227,3 +227,12 @@ def test_folder_scans_skip_hidden_files_and_a_file_twice_is_once(tmp_path: Path)
     result = _check(str(tmp_path), str(tmp_path / "c.json"))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 file, 1 group, 1 test: ok" in result.stdout
+
+
+def test_a_case_citing_a_withdrawn_rule_is_a_problem(tmp_path: Path) -> None:
+    cases = {"description": "d", "groups": [{"id": "w", "description": "d", "rules": ["SCHEMA-12"],
+             "schema": {"type": "string"}, "tests": [{"id": "w.a", "description": "d", "input": "a",
+             "expect": {"output": "a"}}]}]}  # fmt: skip
+    (tmp_path / "c.json").write_text(json.dumps(cases), encoding="utf-8")
+    result = _check(str(tmp_path / "c.json"))
+    assert result.returncode == 1 and "cites SCHEMA-12, which SPEC.md has withdrawn" in result.stdout

@@ -64,7 +64,9 @@ def test_the_ci_recipe_runs_on_a_project(tmp_path: Path) -> None:
         '"description": "d", "input": "<a>1</a>", "expect": {"output": "1"}}]}]}'
     )
     (tmp_path / "cases" / "my-model.json").write_text(case, "utf-8")
-    script = commands.group(1).replace("python -m pip install --quiet response-schema", "true  # installed")
+    install, script = commands.group(1).split("\n", 1)  # the install line, then the commands (run here)
+    assert install.startswith("python -m pip install") and "git+https://github.com/response-schema/" in install
+    assert "rev: v" not in text  # no release is tagged: the recipe must not name a tag that does not exist
     bindir = Path(sys.executable).parent
     result = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", script],

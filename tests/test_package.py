@@ -7,6 +7,8 @@ import json
 import re
 import shutil
 import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -44,3 +46,19 @@ def test_the_tarball_holds_the_license_and_types_and_no_link_out_of_it() -> None
     readme = (ROOT / "js" / "README.md").read_text(encoding="utf-8")
     relative = [link for link in re.findall(r"\]\(([^)]+)\)", readme) if not link.startswith(("https://", "#"))]
     assert relative == [], "links that leave the package do not work on npm"
+
+
+def test_the_wheel_holds_the_kit_adapters_the_readme_points_at(tmp_path: Path) -> None:
+    pytest.importorskip("build")
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path), str(ROOT)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = tmp_path.glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {
+        "response_schema/corpus/adapters/python/adapter.py",
+        "response_schema/corpus/adapters/node/adapter.mjs",
+    } <= names
+    assert "corpus_dir() / 'adapters'" in (ROOT / "README.md").read_text(encoding="utf-8")

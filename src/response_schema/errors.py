@@ -1,4 +1,4 @@
-"""The error model of SPEC.md section 9: a phase, a category from a closed list, and a schema path."""
+"""The error model of SPEC.md section 10: a phase, a category from a closed list, and a schema path."""
 
 from __future__ import annotations
 

@@ -84,6 +84,8 @@ def _references(corpus: Corpus, spec: Spec, registry: Registry) -> list[Problem]
         for rule in test.rules:
             if rule not in spec.rules:
                 problems.append(Problem(test.file, test.pointer, f"cites {rule}, which SPEC.md does not define"))
+            elif spec.rules[rule].withdrawn:
+                problems.append(Problem(test.file, test.pointer, f"cites {rule}, which SPEC.md has withdrawn"))
         for feature in sorted(test.features - registry.features):
             problems.append(Problem(test.file, test.pointer, f"unknown feature {feature!r} (see features.json)"))
         for tag in sorted(test.tags - registry.tags):

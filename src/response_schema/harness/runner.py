@@ -1,6 +1,6 @@
 """Running an implementation over a corpus: a verdict for every selected test, whatever the implementation
-does (DESIGN.md section 4, conformance/PROTOCOL.md). ``run_cases`` is the one way in: `conformance run`, the
-pytest plugin and the benchmarks all judge through it."""
+does (conformance/PROTOCOL.md, "Verdicts" and "Timeouts, failures and restarts"). ``run_cases`` is the one way
+in: `conformance run`, `conformance check`, the pytest plugin and the benchmarks all judge through it."""
 
 from __future__ import annotations
 

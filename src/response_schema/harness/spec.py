@@ -29,6 +29,11 @@ class Rule:
     def untestable(self) -> bool:
         return "untestable:" in self.text
 
+    @property
+    def withdrawn(self) -> bool:
+        """A rule that no longer holds: its id stays, with the text "Withdrawn", and is never reused."""
+        return self.text.lstrip().startswith("Withdrawn")
+
 
 @dataclass(frozen=True)
 class Example:
