@@ -107,3 +107,33 @@ def test_a_worker_that_dies_is_a_crash_for_its_test_only(tmp_path: Path) -> None
     records = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text(encoding="utf-8").splitlines()[1:-1]]
     assert [(r["id"], r["status"]) for r in records] == [("e.ok", "pass"), ("e.slow", "fail"), ("e.after", "crash")]
     assert "exit code 9" in records[2]["message"]
+
+
+def test_an_output_that_cannot_cross_the_pipe_is_judged_as_not_json(tmp_path: Path) -> None:
+    write(tmp_path / "odd.py", "def parse(schema, text):\n    return (lambda: None) if text == 'a' else text\n")
+    cases = write(tmp_path / "c.json", CATASTROPHIC)
+    result = cli(tmp_path, "conformance", "run", "--cases", cases, "--python", "odd:parse", "--report", "r.jsonl")
+    records = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text(encoding="utf-8").splitlines()[1:-1]]
+    assert result.returncode == 1 and records[2]["status"] == "error", result.stderr
+    assert "the output is not JSON" in records[2]["message"]
+
+
+def test_the_forked_reference_in_this_process() -> None:
+    from response_schema.harness.corpus import load
+    from response_schema.harness.implementations import Reference
+    from response_schema.harness.isolation import Forked
+    from response_schema.harness.protocol import ProtocolFailure
+
+    path = Path(__file__).parent.parent / "conformance" / "cases" / "seed" / "no-tool-calls.json"
+    group = load([path]).groups[0]
+    worker = Forked(Reference())
+    worker.start()
+    try:
+        outcomes = worker.run(group, list(group.tests), 5)
+        assert len(outcomes) == len(group.tests) and all("output" in o or "error" in o for o in outcomes)
+        os.kill(worker.pid, signal.SIGKILL)
+        with pytest.raises(ProtocolFailure, match="killed by SIGKILL"):
+            worker.run(group, list(group.tests), 5)
+    finally:
+        worker.stop()
+    assert worker.pid == 0

@@ -43,7 +43,8 @@ export function unrepresentable(value) {
       continue;
     }
     const prototype = Object.getPrototypeOf(item);
-    if (prototype !== Object.prototype && prototype !== null) return `a ${item.constructor?.name ?? "non-plain"} object at ${where}`;
+    if (prototype !== Object.prototype && prototype !== null)
+      return `a ${item.constructor?.name ?? "non-plain"} object at ${where}`;
     for (const [key, child] of Object.entries(item)) {
       stack.push([child, `${path}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`, depth + 1]);
     }
@@ -83,7 +84,12 @@ export function serve({ parse, name, version = "", language = "javascript", feat
       return;
     }
     if (request.cmd === "hello") {
-      send({ protocol: 1, implementation: { name, version, language }, features, categorizes_errors: categorizesErrors });
+      send({
+        protocol: 1,
+        implementation: { name, version, language },
+        features,
+        categorizes_errors: categorizesErrors,
+      });
     } else if (request.cmd === "run") {
       send({ seq: request.seq, results: request.tests.map((test) => result(parse, request.schema, test.input)) });
     } else if (request.cmd === "shutdown") {

@@ -1,10 +1,23 @@
 // The error model of SPEC.md section 10: a phase, a category from a closed list, and a JSON Pointer.
 
 /** [ERR-2] The closed list of categories, by phase. */
-export const SCHEMA_CATEGORIES = new Set(["invalid-keyword", "unknown-keyword", "invalid-regex", "unknown-parser", "invalid-transform", "schema-too-deep"]);
+export const SCHEMA_CATEGORIES = new Set([
+  "invalid-keyword",
+  "unknown-keyword",
+  "invalid-regex",
+  "unknown-parser",
+  "invalid-transform",
+  "schema-too-deep",
+]);
 export const INPUT_CATEGORIES = new Set([
-  "type-mismatch", "invalid-json", "invalid-value", "missing-required", "length-mismatch", "unmatched-group",
-  "transform-failed", "json-too-deep",
+  "type-mismatch",
+  "invalid-json",
+  "invalid-value",
+  "missing-required",
+  "length-mismatch",
+  "unmatched-group",
+  "transform-failed",
+  "json-too-deep",
 ]);
 
 /** The JSON Pointer (RFC 6901) of a location given as keys and indices. */

@@ -13,7 +13,12 @@ export const SPEC_VERSION = "1.1";
  * translation), regex-capture-in-repeat and regex-backreference-unset (ECMAScript semantics differ),
  * python-numeric-syntax, big-integers and json-number-kinds (JavaScript numbers are doubles).
  */
-export const FEATURES = Object.freeze(["gemma4-tool-call", "regex-lookaround", "regex-backreference", "unicode-classes"]);
+export const FEATURES = Object.freeze([
+  "gemma4-tool-call",
+  "regex-lookaround",
+  "regex-backreference",
+  "unicode-classes",
+]);
 
 /** A compiled schema: immutable, reusable. */
 export class Parser {
@@ -24,7 +29,8 @@ export class Parser {
 
   /** The message `text` parses to ([GEN-1]); null when the root yields no value ([GEN-3]). */
   parse(text) {
-    if (typeof text !== "string") throw new ParseError("type-mismatch", "", `the input must be a string, not ${typeof text}`);
+    if (typeof text !== "string")
+      throw new ParseError("type-mismatch", "", `the input must be a string, not ${typeof text}`);
     return walk(this.root, text);
   }
 }

@@ -5,11 +5,48 @@
 export class JMESPathSyntaxError extends Error {}
 export class JMESPathTypeError extends Error {}
 
-const SIMPLE = { ".": "dot", "*": "star", ",": "comma", ":": "colon", "@": "current", "]": "rbracket", "(": "lparen", ")": "rparen", "{": "lbrace", "}": "rbrace" };
+const SIMPLE = {
+  ".": "dot",
+  "*": "star",
+  ",": "comma",
+  ":": "colon",
+  "@": "current",
+  "]": "rbracket",
+  "(": "lparen",
+  ")": "rparen",
+  "{": "lbrace",
+  "}": "rbrace",
+};
 const POWER = {
-  eof: 0, identifier: 0, quoted: 0, literal: 0, rbracket: 0, rparen: 0, comma: 0, rbrace: 0, number: 0, current: 0,
-  expref: 0, colon: 0, pipe: 1, or: 2, and: 3, eq: 5, gt: 5, lt: 5, gte: 5, lte: 5, ne: 5, flatten: 9, star: 20,
-  filter: 21, dot: 40, not: 45, lbrace: 50, lbracket: 55, lparen: 60,
+  eof: 0,
+  identifier: 0,
+  quoted: 0,
+  literal: 0,
+  rbracket: 0,
+  rparen: 0,
+  comma: 0,
+  rbrace: 0,
+  number: 0,
+  current: 0,
+  expref: 0,
+  colon: 0,
+  pipe: 1,
+  or: 2,
+  and: 3,
+  eq: 5,
+  gt: 5,
+  lt: 5,
+  gte: 5,
+  lte: 5,
+  ne: 5,
+  flatten: 9,
+  star: 20,
+  filter: 21,
+  dot: 40,
+  not: 45,
+  lbrace: 50,
+  lbracket: 55,
+  lparen: 60,
 };
 const PROJECTION_STOP = 10;
 
@@ -159,7 +196,11 @@ class Parser {
         return inner;
       }
       case "flatten":
-        return { type: "project", left: { type: "flatten", left: { type: "current" } }, right: this.projectionRight(POWER.flatten) };
+        return {
+          type: "project",
+          left: { type: "flatten", left: { type: "current" } },
+          right: this.projectionRight(POWER.flatten),
+        };
       case "not":
         return { type: "not", left: this.expression(POWER.not) };
       case "lbracket":
@@ -311,7 +352,12 @@ export function functionCalls(tree) {
     const node = stack.pop();
     if (node === null || typeof node !== "object") continue;
     if (node.type === "function") calls.push([node.name, node.args.length]);
-    if (node.type !== "literal") stack.push(...Object.values(node).flat().filter((child) => typeof child === "object"));
+    if (node.type !== "literal")
+      stack.push(
+        ...Object.values(node)
+          .flat()
+          .filter((child) => typeof child === "object"),
+      );
   }
   return calls;
 }
@@ -321,7 +367,13 @@ export function functionCalls(tree) {
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 const isNumber = (value) => typeof value === "number";
 const truthy = (value) =>
-  !(value === null || value === false || value === "" || (Array.isArray(value) && value.length === 0) || (isObject(value) && Object.keys(value).length === 0));
+  !(
+    value === null ||
+    value === false ||
+    value === "" ||
+    (Array.isArray(value) && value.length === 0) ||
+    (isObject(value) && Object.keys(value).length === 0)
+  );
 
 function typeName(value) {
   if (value === null) return "null";
@@ -331,11 +383,20 @@ function typeName(value) {
 }
 
 function equal(left, right) {
-  if (typeof left !== typeof right || Array.isArray(left) !== Array.isArray(right) || (left === null) !== (right === null)) return false;
-  if (Array.isArray(left)) return left.length === right.length && left.every((item, index) => equal(item, right[index]));
+  if (
+    typeof left !== typeof right ||
+    Array.isArray(left) !== Array.isArray(right) ||
+    (left === null) !== (right === null)
+  )
+    return false;
+  if (Array.isArray(left))
+    return left.length === right.length && left.every((item, index) => equal(item, right[index]));
   if (isObject(left)) {
     const keys = Object.keys(left);
-    return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && equal(left[key], right[key]));
+    return (
+      keys.length === Object.keys(right).length &&
+      keys.every((key) => Object.hasOwn(right, key) && equal(left[key], right[key]))
+    );
   }
   return left === right;
 }
@@ -358,7 +419,10 @@ function put(object, key, value) {
 
 /** Compact JSON with every non-ASCII character escaped, as Python's json.dumps writes it ([ARGS-6]). */
 export function pythonJson(value) {
-  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(value).replace(
+    /[\u0080-\uffff]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 // Evaluation
@@ -400,7 +464,12 @@ function evaluate(node, value) {
     }
     case "filter": {
       const base = evaluate(node.left, value);
-      return Array.isArray(base) ? collect(base.filter((item) => truthy(evaluate(node.condition, item))), node.right) : null;
+      return Array.isArray(base)
+        ? collect(
+            base.filter((item) => truthy(evaluate(node.condition, item))),
+            node.right,
+          )
+        : null;
     }
     case "compare":
       return compare(node.op, evaluate(node.left, value), evaluate(node.right, value));
@@ -417,11 +486,16 @@ function evaluate(node, value) {
     case "list":
       return value === null ? null : node.items.map((item) => evaluate(item, value));
     case "hash":
-      return value === null ? null : node.pairs.reduce((object, [key, item]) => put(object, key, evaluate(item, value)), {});
+      return value === null
+        ? null
+        : node.pairs.reduce((object, [key, item]) => put(object, key, evaluate(item, value)), {});
     case "expref":
       return { type: "expref", tree: node.left };
     case "function":
-      return callFunction(node.name, node.args.map((arg) => evaluate(arg, value)));
+      return callFunction(
+        node.name,
+        node.args.map((arg) => evaluate(arg, value)),
+      );
     default:
       throw new JMESPathTypeError(`unknown node ${node.type}`);
   }
@@ -463,7 +537,10 @@ function compare(op, left, right) {
 // Functions: [minimum arguments, variadic, implementation]
 
 function check(condition, name, wanted, got) {
-  if (!condition) throw new JMESPathTypeError(`In function ${name}(), invalid type for value: ${JSON.stringify(got) ?? "?"}, expected one of: ${wanted}, received: "${typeName(got)}"`);
+  if (!condition)
+    throw new JMESPathTypeError(
+      `In function ${name}(), invalid type for value: ${JSON.stringify(got) ?? "?"}, expected one of: ${wanted}, received: "${typeName(got)}"`,
+    );
 }
 
 function sortable(name, array) {
@@ -477,8 +554,17 @@ function keyed(name, array, expref) {
   check(Array.isArray(array), name, "['array']", array);
   check(expref?.type === "expref", name, "['expref']", expref);
   const keys = array.map((item) => evaluate(expref.tree, item));
-  const order = keys.every(isNumber) ? (a, b) => a - b : keys.every((key) => typeof key === "string") ? compareStrings : null;
-  check(order !== null || keys.length === 0, name, "['number', 'string']", keys.find((key) => !isNumber(key) && typeof key !== "string"));
+  const order = keys.every(isNumber)
+    ? (a, b) => a - b
+    : keys.every((key) => typeof key === "string")
+      ? compareStrings
+      : null;
+  check(
+    order !== null || keys.length === 0,
+    name,
+    "['number', 'string']",
+    keys.find((key) => !isNumber(key) && typeof key !== "string"),
+  );
   return { keys, order: order ?? ((a, b) => a - b) };
 }
 
@@ -497,7 +583,9 @@ function pickBy(name, array, expref, better) {
 
 const number = (name, value) => (check(isNumber(value), name, "['number']", value), value);
 const string = (name, value) => (check(typeof value === "string", name, "['string']", value), value);
-const numbers = (name, value) => (check(Array.isArray(value) && value.every(isNumber), name, "['array-number']", value), value);
+const numbers = (name, value) => (
+  check(Array.isArray(value) && value.every(isNumber), name, "['array-number']", value), value
+);
 const object = (name, value) => (check(isObject(value), name, "['object']", value), value);
 
 const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
@@ -506,47 +594,83 @@ export const FUNCTIONS = {
   abs: [1, false, (x) => Math.abs(number("abs", x))],
   avg: [1, false, (x) => (numbers("avg", x).length ? x.reduce((a, b) => a + b, 0) / x.length : null)],
   ceil: [1, false, (x) => Math.ceil(number("ceil", x))],
-  contains: [2, false, (subject, search) => {
-    if (typeof subject === "string") return typeof search === "string" && subject.includes(search);
-    check(Array.isArray(subject), "contains", "['array', 'string']", subject);
-    return subject.some((item) => equal(item, search));
-  }],
+  contains: [
+    2,
+    false,
+    (subject, search) => {
+      if (typeof subject === "string") return typeof search === "string" && subject.includes(search);
+      check(Array.isArray(subject), "contains", "['array', 'string']", subject);
+      return subject.some((item) => equal(item, search));
+    },
+  ],
   ends_with: [2, false, (s, suffix) => string("ends_with", s).endsWith(string("ends_with", suffix))],
   floor: [1, false, (x) => Math.floor(number("floor", x))],
-  join: [2, false, (glue, items) => {
-    check(Array.isArray(items) && items.every((item) => typeof item === "string"), "join", "['array-string']", items);
-    return items.join(string("join", glue));
-  }],
+  join: [
+    2,
+    false,
+    (glue, items) => {
+      check(Array.isArray(items) && items.every((item) => typeof item === "string"), "join", "['array-string']", items);
+      return items.join(string("join", glue));
+    },
+  ],
   keys: [1, false, (x) => Object.keys(object("keys", x))],
-  length: [1, false, (x) => {
-    if (typeof x === "string") return [...x].length;
-    check(Array.isArray(x) || isObject(x), "length", "['string', 'array', 'object']", x);
-    return Array.isArray(x) ? x.length : Object.keys(x).length;
-  }],
-  map: [2, false, (expref, array) => {
-    check(expref?.type === "expref", "map", "['expref']", expref);
-    check(Array.isArray(array), "map", "['array']", array);
-    return array.map((item) => evaluate(expref.tree, item));
-  }],
+  length: [
+    1,
+    false,
+    (x) => {
+      if (typeof x === "string") return [...x].length;
+      check(Array.isArray(x) || isObject(x), "length", "['string', 'array', 'object']", x);
+      return Array.isArray(x) ? x.length : Object.keys(x).length;
+    },
+  ],
+  map: [
+    2,
+    false,
+    (expref, array) => {
+      check(expref?.type === "expref", "map", "['expref']", expref);
+      check(Array.isArray(array), "map", "['array']", array);
+      return array.map((item) => evaluate(expref.tree, item));
+    },
+  ],
   max: [1, false, (x) => pick("max", x, (difference) => difference > 0)],
   max_by: [2, false, (x, e) => pickBy("max_by", x, e, (difference) => difference > 0)],
-  merge: [1, true, (...objects) => objects.reduce((out, x) => Object.entries(object("merge", x)).reduce((o, [k, v]) => put(o, k, v), out), {})],
+  merge: [
+    1,
+    true,
+    (...objects) =>
+      objects.reduce((out, x) => Object.entries(object("merge", x)).reduce((o, [k, v]) => put(o, k, v), out), {}),
+  ],
   min: [1, false, (x) => pick("min", x, (difference) => difference < 0)],
   min_by: [2, false, (x, e) => pickBy("min_by", x, e, (difference) => difference < 0)],
   not_null: [1, true, (...values) => values.find((value) => value !== null) ?? null],
-  reverse: [1, false, (x) => {
-    if (typeof x === "string") return [...x].reverse().join("");
-    check(Array.isArray(x), "reverse", "['array', 'string']", x);
-    return [...x].reverse();
-  }],
-  sort: [1, false, (x) => {
-    const order = sortable("sort", x); // checked before the array is read: an object is not iterable
-    return [...x].sort(order);
-  }],
-  sort_by: [2, false, (x, e) => {
-    const { keys, order } = keyed("sort_by", x, e);
-    return x.map((item, index) => [keys[index], index, item]).sort((a, b) => order(a[0], b[0]) || a[1] - b[1]).map(([, , item]) => item);
-  }],
+  reverse: [
+    1,
+    false,
+    (x) => {
+      if (typeof x === "string") return [...x].reverse().join("");
+      check(Array.isArray(x), "reverse", "['array', 'string']", x);
+      return [...x].reverse();
+    },
+  ],
+  sort: [
+    1,
+    false,
+    (x) => {
+      const order = sortable("sort", x); // checked before the array is read: an object is not iterable
+      return [...x].sort(order);
+    },
+  ],
+  sort_by: [
+    2,
+    false,
+    (x, e) => {
+      const { keys, order } = keyed("sort_by", x, e);
+      return x
+        .map((item, index) => [keys[index], index, item])
+        .sort((a, b) => order(a[0], b[0]) || a[1] - b[1])
+        .map(([, , item]) => item);
+    },
+  ],
   starts_with: [2, false, (s, prefix) => string("starts_with", s).startsWith(string("starts_with", prefix))],
   sum: [1, false, (x) => numbers("sum", x).reduce((a, b) => a + b, 0)],
   to_array: [1, false, (x) => (Array.isArray(x) ? x : [x])],

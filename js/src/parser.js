@@ -47,7 +47,8 @@ export function walk(node, content) {
 
 /** Steps 3 to 7 of [NODE-1]: the string check, the regex keywords and the parser. */
 function stages(node, content) {
-  if (node.needsString && typeof content !== "string") throw mismatch(node, "a regex keyword needs string input", content); // [NODE-3]
+  if (node.needsString && typeof content !== "string")
+    throw mismatch(node, "a regex keyword needs string input", content); // [NODE-3]
   for (const [pattern, template] of node.substitutions) content = pattern.replace(content, template); // [SUBS-2]
   if (node.regex !== null) {
     const match = node.regex.first(content); // [REGEX-2]
@@ -83,7 +84,11 @@ function keyValues(node, content) {
   for (const match of node.keyValue.all(content)) {
     const { key, value } = match.groups;
     if (key === undefined || value === undefined) {
-      throw new ParseError("unmatched-group", node.path, `a match of x-regex-key-value left ${key === undefined ? "key" : "value"} unmatched: ${preview(match[0])}`); // [KV-4]
+      throw new ParseError(
+        "unmatched-group",
+        node.path,
+        `a match of x-regex-key-value left ${key === undefined ? "key" : "value"} unmatched: ${preview(match[0])}`,
+      ); // [KV-4]
     }
     put(pairs, key, value); // [KV-3] the last duplicate wins
   }
@@ -99,7 +104,8 @@ function runParser(node, content) {
   } catch (error) {
     if (error instanceof TooDeep) throw new ParseError("json-too-deep", node.path, error.message); // [LIMIT-2]
     if (!(error instanceof NotJSON)) throw error;
-    if (!node.allowNonJson) throw new ParseError("invalid-json", node.path, `not JSON (${error.message}): ${preview(content)}`); // [ARGS-4]
+    if (!node.allowNonJson)
+      throw new ParseError("invalid-json", node.path, `not JSON (${error.message}): ${preview(content)}`); // [ARGS-4]
     value = content; // the text the parser received, not the rewritten one
   }
   if (node.transform !== null) {
@@ -109,7 +115,8 @@ function runParser(node, content) {
       if (!(error instanceof JMESPathTypeError || error instanceof RangeError)) throw error;
       throw new ParseError("transform-failed", node.path, `transform failed: ${error.message}`);
     }
-    if (!isJsonValue(value)) throw new ParseError("transform-failed", node.path, "the transform gave a value JSON cannot hold"); // [ARGS-5]
+    if (!isJsonValue(value))
+      throw new ParseError("transform-failed", node.path, "the transform gave a value JSON cannot hold"); // [ARGS-5]
   }
   return value;
 }
@@ -132,21 +139,33 @@ function object(node, content) {
     if (node.additional !== false) {
       for (const [name, value] of Object.entries(content)) {
         // [OBJ-6]
-        if (!node.propertyNames.has(name)) put(output, name, node.additional === true ? value : walk(node.additional, value));
+        if (!node.propertyNames.has(name))
+          put(output, name, node.additional === true ? value : walk(node.additional, value));
       }
     }
   } else {
     throw mismatch(node, "an object node needs a string or an object", content); // [OBJ-1]
   }
   const missing = node.required.filter((name) => !Object.hasOwn(output, name)); // [OBJ-7]
-  if (missing.length > 0) throw new ParseError("missing-required", node.path, `required keys missing from the result: ${JSON.stringify(missing)}`);
+  if (missing.length > 0)
+    throw new ParseError(
+      "missing-required",
+      node.path,
+      `required keys missing from the result: ${JSON.stringify(missing)}`,
+    );
   return output;
 }
 
 function isEmpty(content) {
   // [ARR-1] no value, "", [], {}, false, or a number equal to zero
-  return content === null || content === "" || content === false || content === 0 ||
-    (Array.isArray(content) && content.length === 0) || (isObject(content) && Object.keys(content).length === 0);
+  return (
+    content === null ||
+    content === "" ||
+    content === false ||
+    content === 0 ||
+    (Array.isArray(content) && content.length === 0) ||
+    (isObject(content) && Object.keys(content).length === 0)
+  );
 }
 
 function array(node, content) {
@@ -156,11 +175,16 @@ function array(node, content) {
     return content.map((item) => walk(node.items, item));
   }
   if (!Array.isArray(content)) {
-    if (node.prefixItems.length !== 1) throw mismatch(node, "an array node with several prefixItems needs an array", content); // [ARR-3]
+    if (node.prefixItems.length !== 1)
+      throw mismatch(node, "an array node with several prefixItems needs an array", content); // [ARR-3]
     content = [content];
   }
   if (content.length !== node.prefixItems.length) {
-    throw new ParseError("length-mismatch", node.path, `${content.length} items for ${node.prefixItems.length} prefixItems`); // [ARR-4]
+    throw new ParseError(
+      "length-mismatch",
+      node.path,
+      `${content.length} items for ${node.prefixItems.length} prefixItems`,
+    ); // [ARR-4]
   }
   return node.prefixItems.map((child, index) => walk(child, content[index]));
 }
@@ -188,7 +212,8 @@ function integer(node, content) {
 function number(node, content) {
   let value;
   if (typeof content === "string") {
-    if (NUMBER.test(content)) value = Number(content.trim()); // [NUM-1]
+    if (NUMBER.test(content))
+      value = Number(content.trim()); // [NUM-1]
     else if (NON_FINITE.test(content)) value = NaN;
     else throw new ParseError("invalid-value", node.path, `not a number: ${preview(content)}`);
   } else if (typeof content === "number" || typeof content === "boolean") {
@@ -196,7 +221,8 @@ function number(node, content) {
   } else {
     throw mismatch(node, "a number node needs a string or a number", content);
   }
-  if (!Number.isFinite(value)) throw new ParseError("invalid-value", node.path, `not a finite number: ${preview(content)}`); // [NUM-3]
+  if (!Number.isFinite(value))
+    throw new ParseError("invalid-value", node.path, `not a finite number: ${preview(content)}`); // [NUM-3]
   return value;
 }
 

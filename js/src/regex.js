@@ -72,7 +72,8 @@ export function translate(pattern) {
     if ("nrtfv".includes(char)) return `\\${char}`;
     if (char === "x" || char === "u") {
       const hex = take(char === "x" ? 2 : 4);
-      if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== (char === "x" ? 2 : 4)) throw new Untranslatable(`bad escape \\${char}`);
+      if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== (char === "x" ? 2 : 4))
+        throw new Untranslatable(`bad escape \\${char}`);
       return `\\${char}${hex}`;
     }
     if (char === "U") {
@@ -264,7 +265,9 @@ export class Template {
 
   expand(match) {
     return this.parts
-      .map((part, index) => (index % 2 === 0 ? part : ((typeof part === "number" ? match[part] : match.groups?.[part]) ?? "")))
+      .map((part, index) =>
+        index % 2 === 0 ? part : ((typeof part === "number" ? match[part] : match.groups?.[part]) ?? ""),
+      )
       .join("");
   }
 }

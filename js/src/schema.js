@@ -8,7 +8,12 @@ const TYPES = new Set(["object", "array", "string", "integer", "number", "boolea
 const PARSERS = new Set(["json", "gemma4-tool-call"]); // [PARSER-1]
 const PARSER_ARGS = new Set(["transform", "allow_non_json"]); // [ARGS-1]
 const X_KEYWORDS = new Set([
-  "x-regex", "x-regex-iterator", "x-regex-key-value", "x-regex-substitutions", "x-parser", "x-parser-args",
+  "x-regex",
+  "x-regex-iterator",
+  "x-regex-key-value",
+  "x-regex-substitutions",
+  "x-parser",
+  "x-parser-args",
 ]); // [SCHEMA-3]: x-mapping and x-mapping-regex are the feature x-mapping, which this implementation has not
 const STRING_KEYWORDS = ["x-regex", "x-regex-iterator", "x-regex-key-value", "x-regex-substitutions"]; // [NODE-3]
 export const MAX_SCHEMA_DEPTH = 64; // [LIMIT-1]
@@ -81,16 +86,22 @@ class Compiler {
       return null;
     }
     for (const key of Object.keys(schema)) {
-      if (key.startsWith("x-") && !X_KEYWORDS.has(key)) this.fail("unknown-keyword", [...path, key], `unknown keyword '${key}'`);
+      if (key.startsWith("x-") && !X_KEYWORDS.has(key))
+        this.fail("unknown-keyword", [...path, key], `unknown keyword '${key}'`);
     }
     const type = this.type(schema, path);
-    for (const [group, wanted] of [[["properties", "additionalProperties", "required"], "object"], [["items", "prefixItems"], "array"]]) {
+    for (const [group, wanted] of [
+      [["properties", "additionalProperties", "required"], "object"],
+      [["items", "prefixItems"], "array"],
+    ]) {
       for (const key of group) {
-        if (has(schema, key) && type !== wanted) this.fail("invalid-keyword", [...path, key], `'${key}' needs type '${wanted}'`); // [SCHEMA-5]
+        if (has(schema, key) && type !== wanted)
+          this.fail("invalid-keyword", [...path, key], `'${key}' needs type '${wanted}'`); // [SCHEMA-5]
       }
     }
     for (const key of ["const", "default"]) {
-      if (has(schema, key) && !isJsonValue(schema[key])) this.fail("invalid-keyword", [...path, key], `'${key}' must be a JSON value`); // [SCHEMA-13]
+      if (has(schema, key) && !isJsonValue(schema[key]))
+        this.fail("invalid-keyword", [...path, key], `'${key}' must be a JSON value`); // [SCHEMA-13]
     }
     const regex = this.pattern(schema, "x-regex", path);
     const iterator = this.pattern(schema, "x-regex-iterator", path);
@@ -159,26 +170,44 @@ class Compiler {
     if (regex !== null) {
       const where = [...path, "x-regex"];
       if (regex.names.length > 0) {
-        if (chained) this.fail("invalid-regex", where, "an x-regex followed by another stage needs one unnamed group and no named groups"); // [SCHEMA-10]
-        else if (["string", "integer", "number", "boolean"].includes(type)) this.fail("invalid-regex", where, `named groups give an object, which a ${type} node cannot take`); // [SCHEMA-11]
+        if (chained)
+          this.fail(
+            "invalid-regex",
+            where,
+            "an x-regex followed by another stage needs one unnamed group and no named groups",
+          );
+        // [SCHEMA-10]
+        else if (["string", "integer", "number", "boolean"].includes(type))
+          this.fail("invalid-regex", where, `named groups give an object, which a ${type} node cannot take`); // [SCHEMA-11]
       } else {
         this.oneUnnamedGroup(regex, where); // [REGEX-3]
       }
     }
     if (iterator !== null) {
-      if (type !== "array") this.fail("invalid-keyword", [...path, "x-regex-iterator"], "x-regex-iterator needs type 'array'"); // [ITER-1]
+      if (type !== "array")
+        this.fail("invalid-keyword", [...path, "x-regex-iterator"], "x-regex-iterator needs type 'array'"); // [ITER-1]
       if (iterator.names.length === 0) this.oneUnnamedGroup(iterator, [...path, "x-regex-iterator"]); // [ITER-3]
     }
     if (keyValue !== null) {
-      if (type !== "object") this.fail("invalid-keyword", [...path, "x-regex-key-value"], "x-regex-key-value needs type 'object'"); // [KV-1]
+      if (type !== "object")
+        this.fail("invalid-keyword", [...path, "x-regex-key-value"], "x-regex-key-value needs type 'object'"); // [KV-1]
       if (!keyValue.names.includes("key") || !keyValue.names.includes("value")) {
-        this.fail("invalid-regex", [...path, "x-regex-key-value"], "x-regex-key-value needs named groups 'key' and 'value'"); // [KV-2]
+        this.fail(
+          "invalid-regex",
+          [...path, "x-regex-key-value"],
+          "x-regex-key-value needs named groups 'key' and 'value'",
+        ); // [KV-2]
       }
     }
   }
 
   oneUnnamedGroup(regex, path) {
-    if (regex.groups !== 1) this.fail("invalid-regex", path, `a regex without named groups needs exactly one capturing group, not ${regex.groups}`);
+    if (regex.groups !== 1)
+      this.fail(
+        "invalid-regex",
+        path,
+        `a regex without named groups needs exactly one capturing group, not ${regex.groups}`,
+      );
   }
 
   substitutions(schema, path) {
@@ -212,21 +241,25 @@ class Compiler {
     const none = { parser: null, transform: null, allowNonJson: false };
     let args = has(schema, "x-parser-args") ? schema["x-parser-args"] : {};
     if (has(schema, "x-parser-args")) {
-      if (!has(schema, "x-parser")) this.fail("invalid-keyword", [...path, "x-parser-args"], "x-parser-args needs x-parser"); // [ARGS-2]
+      if (!has(schema, "x-parser"))
+        this.fail("invalid-keyword", [...path, "x-parser-args"], "x-parser-args needs x-parser"); // [ARGS-2]
       if (!isObject(args)) {
         this.fail("invalid-keyword", [...path, "x-parser-args"], "x-parser-args must be an object");
         args = {};
       }
     }
     for (const name of Object.keys(args)) {
-      if (!PARSER_ARGS.has(name)) this.fail("invalid-keyword", [...path, "x-parser-args", name], `unknown parser argument '${name}'`); // [ARGS-1]
+      if (!PARSER_ARGS.has(name))
+        this.fail("invalid-keyword", [...path, "x-parser-args", name], `unknown parser argument '${name}'`); // [ARGS-1]
     }
     let allowNonJson = has(args, "allow_non_json") ? args.allow_non_json : false;
     if (typeof allowNonJson !== "boolean") {
       this.fail("invalid-keyword", [...path, "x-parser-args", "allow_non_json"], "allow_non_json must be a boolean");
       allowNonJson = false;
     }
-    const transform = has(args, "transform") ? this.transform(args.transform, [...path, "x-parser-args", "transform"]) : null;
+    const transform = has(args, "transform")
+      ? this.transform(args.transform, [...path, "x-parser-args", "transform"])
+      : null;
     if (!has(schema, "x-parser")) return none;
     const parser = schema["x-parser"];
     if (typeof parser !== "string" || !PARSERS.has(parser)) {
@@ -258,7 +291,11 @@ class Compiler {
       }
       const [count, variadic] = entry;
       if (variadic ? arity < count : arity !== count) {
-        this.fail("invalid-transform", path, `JMESPath function ${name}() takes ${count}${variadic ? " or more" : ""} arguments, not ${arity}`);
+        this.fail(
+          "invalid-transform",
+          path,
+          `JMESPath function ${name}() takes ${count}${variadic ? " or more" : ""} arguments, not ${arity}`,
+        );
         return null;
       }
     }
@@ -284,7 +321,11 @@ class Compiler {
     const value = has(schema, "additionalProperties") ? schema.additionalProperties : true; // [OBJ-6]
     if (typeof value === "boolean") return value;
     if (isObject(value)) return this.node(value, [...path, "additionalProperties"], depth + 1) ?? true;
-    this.fail("invalid-keyword", [...path, "additionalProperties"], "additionalProperties must be a boolean or a schema");
+    this.fail(
+      "invalid-keyword",
+      [...path, "additionalProperties"],
+      "additionalProperties must be a boolean or a schema",
+    );
     return true;
   }
 

@@ -15,15 +15,20 @@ test("a schema's problems are all reported, each with its pointer", () => {
     error = caught;
   }
   assert.ok(error instanceof SchemaError);
-  assert.deepEqual(error.problems.map((problem) => [problem.category, problem.path]), [
-    ["unknown-keyword", "/x-nope"],
-    ["invalid-keyword", "/properties/a"],
-  ]);
+  assert.deepEqual(
+    error.problems.map((problem) => [problem.category, problem.path]),
+    [
+      ["unknown-keyword", "/x-nope"],
+      ["invalid-keyword", "/properties/a"],
+    ],
+  );
 });
 
 test("an input error has its category and the node's pointer", () => {
-  assert.throws(() => parse({ type: "object", properties: { n: { type: "integer", "x-regex": "n=(.*)" } } }, "n=x"), (error) =>
-    error instanceof ParseError && error.category === "invalid-value" && error.path === "/properties/n");
+  assert.throws(
+    () => parse({ type: "object", properties: { n: { type: "integer", "x-regex": "n=(.*)" } } }, "n=x"),
+    (error) => error instanceof ParseError && error.category === "invalid-value" && error.path === "/properties/n",
+  );
 });
 
 test("a key named __proto__ is data, not a prototype", () => {
@@ -34,7 +39,10 @@ test("a key named __proto__ is data, not a prototype", () => {
 });
 
 test("empty matches are iterated as Python iterates them", () => {
-  assert.deepEqual([...new Pattern("(x*?)").all("xx")].map((m) => m[1]), ["", "x", "", "x", ""]);
+  assert.deepEqual(
+    [...new Pattern("(x*?)").all("xx")].map((m) => m[1]),
+    ["", "x", "", "x", ""],
+  );
   const pattern = new Pattern("x*?");
   assert.equal(pattern.replace("xx", new Template("-", pattern)), "-----");
 });
@@ -75,7 +83,8 @@ test("every JMESPath function on every wrong type gives transform-failed or a va
     for (const value of values) {
       const literal = `\`${value}\``;
       expressions.push(`${name}(${Array(Math.max(minimum, 1)).fill("@").join(", ")})`);
-      if (minimum >= 2) expressions.push(`${name}(${literal}, @)`, `${name}(@, ${literal})`, `${name}(&a, @)`, `${name}(@, &a)`);
+      if (minimum >= 2)
+        expressions.push(`${name}(${literal}, @)`, `${name}(@, ${literal})`, `${name}(&a, @)`, `${name}(@, &a)`);
     }
   }
   let checked = 0;
@@ -84,7 +93,10 @@ test("every JMESPath function on every wrong type gives transform-failed or a va
       try {
         parse({ "x-parser": "json", "x-parser-args": { transform } }, input);
       } catch (error) {
-        assert.ok(error instanceof ParseError && error.category === "transform-failed", `${transform} on ${input}: ${error}`);
+        assert.ok(
+          error instanceof ParseError && error.category === "transform-failed",
+          `${transform} on ${input}: ${error}`,
+        );
       }
       checked += 1;
     }
@@ -104,6 +116,11 @@ test("the README's first example prints what its comments say", async () => {
   } finally {
     console.log = log;
   }
-  const promised = [...example.matchAll(/\/\/ (.+)$/gm)].map((match) => match[1]).filter((comment) => /^[{[]|^true|^false/.test(comment));
-  assert.deepEqual(printed.map((line) => line.replace(/\s+/g, " ")), promised.map((line) => line.replace(/\s+/g, " ")));
+  const promised = [...example.matchAll(/\/\/ (.+)$/gm)]
+    .map((match) => match[1])
+    .filter((comment) => /^[{[]|^true|^false/.test(comment));
+  assert.deepEqual(
+    printed.map((line) => line.replace(/\s+/g, " ")),
+    promised.map((line) => line.replace(/\s+/g, " ")),
+  );
 });

@@ -10,7 +10,11 @@ const CASES = new URL("../../conformance/cases/", import.meta.url).pathname;
 
 function files(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? files(join(folder, entry.name)) : entry.name.endsWith(".json") ? [join(folder, entry.name)] : [],
+    entry.isDirectory()
+      ? files(join(folder, entry.name))
+      : entry.name.endsWith(".json")
+        ? [join(folder, entry.name)]
+        : [],
   );
 }
 
@@ -19,7 +23,9 @@ function jsonEqual(a, b) {
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return a === b;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
+  return (
+    keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]))
+  );
 }
 
 function outcome(schema, input) {

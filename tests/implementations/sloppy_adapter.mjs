@@ -24,7 +24,13 @@ function parse(schema, text) {
 createInterface({ input: process.stdin }).on("line", (line) => {
   const request = JSON.parse(line);
   if (request.cmd === "hello") {
-    console.log(JSON.stringify({ protocol: 1, implementation: { name: `sloppy-${MODE}`, version: "0", language: "javascript" }, features: [] }));
+    console.log(
+      JSON.stringify({
+        protocol: 1,
+        implementation: { name: `sloppy-${MODE}`, version: "0", language: "javascript" },
+        features: [],
+      }),
+    );
   } else if (request.cmd === "run") {
     runs += 1;
     if (MODE === "stops-answering" && runs > 3) return;

@@ -6,7 +6,9 @@ import { pathToFileURL } from "node:url";
 
 const root = process.env.TRANSFORMERS_JS;
 if (!root) throw new Error("set TRANSFORMERS_JS to a checkout of transformers.js (branch chat-response-parsing)");
-const { recursive_parse } = await import(pathToFileURL(join(root, "packages/transformers/src/utils/chat_parsing.js")).href);
+const { recursive_parse } = await import(
+  pathToFileURL(join(root, "packages/transformers/src/utils/chat_parsing.js")).href
+);
 
 export const NAME = "transformers.js chat_parsing.js";
 export const VERSION = process.env.TRANSFORMERS_JS_COMMIT ?? "";

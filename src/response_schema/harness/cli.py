@@ -14,7 +14,7 @@ from ..usage import CommandLine, count, plural, seconds
 from .adaptercheck import Check, check_adapter
 from .check import check_corpus, read_registry, read_retired
 from .corpus import Test, case_files, corpus_dir, load, suite_version
-from .fuzz import Summary, case_file, fuzz, read_known_divergences
+from .fuzz import Summary, case_file, fuzz, read_known_divergences, summary_text
 from .implementations import PythonCallable, Reference, Subprocess
 from .isolation import Forked
 from .protocol import ProtocolFailure
@@ -333,11 +333,7 @@ def _fuzz(args: argparse.Namespace) -> int:
 
     def progress(summary: Summary) -> None:
         if live:
-            rate = summary.pairs / summary.seconds if summary.seconds else 0.0
-            sys.stdout.write(
-                f"\r{summary.pairs} pairs, {rate:.0f}/s, {summary.disagreements} disagreements, "
-                f"{len(summary.classes)} classes"
-            )
+            sys.stdout.write(f"\r{summary.progress_line()}")
             sys.stdout.flush()
 
     try:
@@ -348,27 +344,7 @@ def _fuzz(args: argparse.Namespace) -> int:
     if live:
         sys.stdout.write("\n")
     name = f"{implementation.info.name} {implementation.info.version}".strip()
-    for number, found in enumerate(summary.unexplained(), 1):
-        example = found.example
-        write_out(
-            printable(
-                f"class {number} ({found.count} pairs): expected {dumps(example.expect)}, got "
-                f"{example.result.status} {dumps(example.result.actual)}\n"
-                f"    schema {dumps(example.schema)}\n    input {dumps(example.input)}\n"
-            )
-        )
-    explained: dict[str, int] = {}
-    for found in summary.classes.values():
-        if found.known:
-            explained[found.known] = explained.get(found.known, 0) + found.count
-    for reason, pairs in sorted(explained.items(), key=lambda item: -item[1]):
-        write_out(printable(f"known ({pairs} pairs): {reason}\n"))
-    rate = summary.pairs / summary.seconds if summary.seconds else 0.0
-    write_out(
-        f"{name}: {summary.pairs} pairs in {summary.seconds:.1f} s ({rate:.0f} pairs/s): "
-        f"{summary.disagreements} disagreements in {len(summary.classes)} classes, "
-        f"{len(summary.unexplained())} not explained by a known divergence\n"
-    )
+    write_out(printable(summary_text(summary, name)))
     if target is not None and summary.unexplained():
         outputs.write({"--out": dumps(case_file(summary, args.seed, name), indent=2) + "\n"})
         write_out(f"cases written to {target}\n")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..jsontext import dumps
 from .fuzzgen import Generator
 from .runner import Interrupted, Runner
 from .shrink import Disagreement, generated_group, generated_tests, kind, shrink, size
@@ -101,6 +102,13 @@ class Summary:
     classes: dict[str, FoundClass] = field(default_factory=dict)
     interrupted: int = 0  # the signal that cut the run short, if one did
 
+    @property
+    def rate(self) -> float:
+        return self.pairs / self.seconds if self.seconds else 0.0
+
+    def progress_line(self) -> str:
+        return f"{self.pairs} pairs, {self.rate:.0f}/s, {self.disagreements} disagreements, {len(self.classes)} classes"
+
     def unexplained(self) -> list[FoundClass]:
         """The classes no known divergence explains, most frequent first."""
         return sorted((found for found in self.classes.values() if not found.known), key=lambda c: -c.count)
@@ -178,6 +186,31 @@ def shape(found: Disagreement) -> str:
     """The class of a minimized disagreement: the keywords, types and parsers its schema uses (not where, and no
     patterns, names or values), and what each side did."""
     return json.dumps([_keywords(found.schema), kind(found)])
+
+
+def summary_text(summary: Summary, implementation: str) -> str:
+    """What `conformance fuzz` prints at the end: each unexplained class with its smallest example, the pairs
+    each known divergence explains, and the totals."""
+    lines = []
+    for number, found in enumerate(summary.unexplained(), 1):
+        example = found.example
+        lines += [
+            f"class {number} ({found.count} pairs): expected {dumps(example.expect)}, got "
+            f"{example.result.status} {dumps(example.result.actual)}",
+            f"    schema {dumps(example.schema)}",
+            f"    input {dumps(example.input)}",
+        ]
+    explained: dict[str, int] = {}
+    for found in summary.classes.values():
+        if found.known:
+            explained[found.known] = explained.get(found.known, 0) + found.count
+    lines += [f"known ({pairs} pairs): {reason}" for reason, pairs in sorted(explained.items(), key=lambda i: -i[1])]
+    lines.append(
+        f"{implementation}: {summary.pairs} pairs in {summary.seconds:.1f} s ({summary.rate:.0f} pairs/s): "
+        f"{summary.disagreements} disagreements in {len(summary.classes)} classes, "
+        f"{len(summary.unexplained())} not explained by a known divergence"
+    )
+    return "".join(line + "\n" for line in lines)
 
 
 def case_file(summary: Summary, seed: int, implementation: str) -> dict[str, Any]:

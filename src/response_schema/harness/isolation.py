@@ -29,6 +29,7 @@ class Forked:
         self.info = inner.info
         self.pid = 0
         self.connection: multiprocessing.connection.Connection | None = None
+        self.busy = False  # a request is out: the worker may be stuck in it
 
     def start(self) -> None:
         mine, theirs = multiprocessing.Pipe()
@@ -45,6 +46,7 @@ class Forked:
         connection = self.connection
         assert connection is not None
         limit = timeout * len(tests)
+        self.busy = True
         try:
             connection.send((group, tests))
             if not connection.poll(limit):
@@ -52,18 +54,27 @@ class Forked:
             answer: list[Outcome] = connection.recv()
         except (EOFError, OSError):
             raise ProtocolFailure("crash", f"the worker exited ({self._exit_status()})") from None
+        self.busy = False
         return answer
 
     def stop(self) -> None:
+        """Close the pipe (an idle worker then exits by itself, as a tool such as coverage needs it to) and kill
+        the worker if it is stuck in a request or has not exited within a second."""
         if self.connection is not None:
             self.connection.close()
             self.connection = None
         if self.pid:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
+            deadline = time.monotonic() + (0 if self.busy else 1)
             with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
+                while os.waitpid(self.pid, os.WNOHANG)[0] == 0:
+                    if time.monotonic() >= deadline:
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(self.pid, signal.SIGKILL)
+                        os.waitpid(self.pid, 0)
+                        break
+                    time.sleep(0.002)
             self.pid = 0
+            self.busy = False
 
     def stderr_tail(self) -> str:
         return ""  # the worker writes to the harness's own stderr

@@ -4,6 +4,7 @@ checks requests and builds answers; both from here."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,12 +68,23 @@ def info_of(answer: dict[str, Any], fallback_name: str) -> Info:
     if not isinstance(implementation, dict) or not isinstance(features, list):
         raise ProtocolFailure("error", "hello answer needs an implementation object and a features array")
     return Info(
-        name=str(implementation.get("name", fallback_name)),
-        version=str(implementation.get("version", "")),
-        language=str(implementation.get("language", "")),
+        name=_shown(implementation.get("name", fallback_name)),
+        version=_shown(implementation.get("version", "")),
+        language=_shown(implementation.get("language", "")),
         features=frozenset(str(feature) for feature in features),
         categorizes_errors=answer.get("categorizes_errors", True) is not False,
     )
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _shown(value: Any, limit: int = 120) -> str:
+    """A name from a hello answer as reports and terminals may show it: one line, control characters (an ANSI
+    escape, a newline) and lone surrogates written as escapes, at most ``limit`` characters."""
+    text = _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}" if ord(match.group()) < 256
+                        else f"\\u{ord(match.group()):04x}", str(value))  # fmt: skip
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def run_request(seq: int, group: Group, tests: list[Test]) -> dict[str, Any]:
