@@ -420,9 +420,7 @@ def _selected(test: Test, args: argparse.Namespace) -> bool:
 def _known_failures(args: argparse.Namespace) -> int:
     try:
         _, records = read_jsonl(args.report)
-    except OSError as exc:
-        return _harness_error(f"cannot read {args.report}: {exc.strerror or exc}")
-    except ValueError as exc:
+    except (FileProblem, ValueError) as exc:
         return _harness_error(str(exc))
     entries = {}
     for record in records:

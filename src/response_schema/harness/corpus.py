@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import shown
+from ..files import FileProblem, read_text
 from ..jsontext import Refused, load_strict
 
 ID = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*(?:\.[a-z0-9]+(?:[-_][a-z0-9]+)*)*$")
@@ -134,9 +135,12 @@ def _load_file(path: Path, corpus: Corpus) -> None:
         if path.stat().st_size > MAX_FILE_BYTES:
             corpus.problems.append(Problem(name, "", f"file larger than {MAX_FILE_BYTES // 2**20} MiB"))
             return
-        data = load_strict(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        corpus.problems.append(Problem(name, "", f"cannot read: {exc}"))
+        data = load_strict(read_text(path))
+    except OSError as exc:
+        corpus.problems.append(Problem(name, "", f"cannot read: {exc.strerror or exc}"))
+        return
+    except FileProblem as exc:  # as every command words it: "cannot read FILE: not UTF-8 (...)"
+        corpus.problems.append(Problem(name, "", str(exc).replace(f" {name}:", ":", 1)))
         return
     except Refused as exc:  # a repeated key, too deep, a byte order mark: said as such
         corpus.problems.append(Problem(name, "", str(exc)))

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 from xml.etree import ElementTree
 
+from ..files import read_text
 from ..jsontext import dumps, load_strict, printable
 from ..usage import plural
 from .verdict import Status
@@ -38,10 +39,11 @@ def jsonl_text(head: Record, records: list[Record], foot: Record) -> str:
 
 
 def read_jsonl(path: Path) -> tuple[Record, list[Record]]:
-    """The header and the test records of a report (ValueError when it is not one)."""
+    """The header and the test records of a report (ValueError when it is not one, FileProblem when it cannot
+    be read)."""
     head: Record | None = None
     records = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_text(path).splitlines(), 1):
         try:
             record = load_strict(line)
         except ValueError:
