@@ -18,6 +18,7 @@ export const FEATURES = Object.freeze([
   "regex-lookaround",
   "regex-backreference",
   "unicode-classes",
+  "template-octal-escape",
 ]);
 
 /** A compiled schema: immutable, reusable. */

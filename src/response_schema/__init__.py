@@ -27,6 +27,7 @@ FEATURES = frozenset(
         "regex-scoped-flags",
         "regex-verbose",
         "regex-python-only",
+        "template-octal-escape",
         "json-number-kinds",
         "unicode-classes",
         "python-numeric-syntax",

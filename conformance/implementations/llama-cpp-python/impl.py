@@ -51,6 +51,7 @@ FEATURES = [
     "regex-scoped-flags",
     "regex-verbose",
     "regex-python-only",
+    "template-octal-escape",
     "unicode-classes",
     "python-numeric-syntax",
     "big-integers",
