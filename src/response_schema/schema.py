@@ -278,6 +278,10 @@ class _Compiler:
             pattern = self.compile_regex(pair[0], pair_path)
             if pattern is None:
                 continue
+            reference = _bad_group_reference(pair[1])
+            if reference:  # [SUBS-3] what Python 3.12 refuses, refused on every Python
+                self.fail("invalid-regex", pair_path, f"invalid replacement template: {reference}")
+                continue
             try:
                 pattern.sub(pair[1], "")  # [SUBS-3] compiles the replacement template
             except (re.error, IndexError) as exc:
@@ -420,3 +424,16 @@ def _kind(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__  # native data only
+
+
+_TEMPLATE_REFERENCE = re.compile(r"\\\\|\\g<([^>]*)>")  # an escaped backslash, or \g<...>
+
+
+def _bad_group_reference(template: str) -> str:
+    """[SUBS-3] The first ``\\g<...>`` whose inside is neither a group name (an identifier) nor ASCII digits, as
+    a message; "" when there is none. (Python 3.10 and 3.11 accept ``\\g< 1>`` and ``\\g<+1>``; 3.12 refuses them.)"""
+    for match in _TEMPLATE_REFERENCE.finditer(template):
+        inside = match.group(1)
+        if inside is not None and not (inside.isascii() and inside.isdigit()) and not inside.isidentifier():
+            return f"\\g<{inside}> names no group: a group reference is a name or ASCII digits"
+    return ""
