@@ -12,6 +12,7 @@ import jmespath.exceptions
 import jmespath.functions
 
 from .errors import SchemaError, pointer
+from .jsontext import json_equal
 
 TYPES = frozenset({"object", "array", "string", "integer", "number", "boolean", "any"})  # [SCHEMA-4]
 PARSERS = frozenset({"json", "gemma4-tool-call"})  # [PARSER-1]
@@ -33,7 +34,22 @@ STRING_KEYWORDS = ("x-regex", "x-regex-iterator", "x-regex-key-value", "x-regex-
 OBJECT_KEYWORDS = ("properties", "additionalProperties", "required")
 ARRAY_KEYWORDS = ("items", "prefixItems")
 MAX_SCHEMA_DEPTH = 64  # [LIMIT-1]
-_JMESPATH_FUNCTIONS = jmespath.functions.Functions().FUNCTION_TABLE
+
+
+class _Functions(jmespath.functions.Functions):
+    """The JMESPath functions as [ARGS-6] says them, where Python's jmespath differs."""
+
+    @jmespath.functions.signature({"types": ["array", "string"]}, {"types": []})
+    def _func_contains(self, subject: Any, search: Any) -> bool:
+        """[ARGS-6] By JSON equality ([JSONB-3]: `true` is not `1`); a string contains only strings."""
+        if isinstance(subject, str):
+            return isinstance(search, str) and search in subject
+        return any(json_equal(item, search) for item in subject)
+
+
+_FUNCTIONS = _Functions()
+TRANSFORM_OPTIONS = jmespath.Options(custom_functions=_FUNCTIONS)  # how every transform is applied
+_JMESPATH_FUNCTIONS = _FUNCTIONS.FUNCTION_TABLE
 
 Path = tuple[str | int, ...]
 

@@ -15,7 +15,7 @@ from typing import Any
 import jmespath.exceptions
 
 from .errors import ParseError
-from .schema import Node, is_json_value
+from .schema import TRANSFORM_OPTIONS, Node, is_json_value
 from .textparsers import NotJSON, TooDeep, gemma4_to_json, parse_json
 
 NO_VALUE = object()  # a regex stage found nothing: the node produces no value at once
@@ -128,7 +128,7 @@ class Walk:
     def transformed(self, node: Node, value: Any) -> Any:
         """[ARGS-3] The JMESPath transform applied to the parser's value."""
         try:
-            value = node.transform.search(value)
+            value = node.transform.search(value, options=TRANSFORM_OPTIONS)
         except (jmespath.exceptions.JMESPathError, TypeError, ValueError, RecursionError) as exc:
             raise ParseError("transform-failed", node.path, f"transform failed: {exc}") from None
         if not is_json_value(value):  # [ARGS-5] to_number("inf") and the like
