@@ -527,11 +527,18 @@ function slice(value, [start, stop, step]) {
   return out;
 }
 
+// [ARGS-6] Ordering: numbers by value and strings by code point; a string against a number fails; any other
+// operand gives null.
 function compare(op, left, right) {
   if (op === "eq") return equal(left, right);
   if (op === "ne") return !equal(left, right);
-  if (!isNumber(left) || !isNumber(right)) return null;
-  return { lt: left < right, lte: left <= right, gt: left > right, gte: left >= right }[op];
+  const orderable = (value) => isNumber(value) || typeof value === "string";
+  if (!orderable(left) || !orderable(right)) return null;
+  if (typeof left !== typeof right) {
+    throw new JMESPathTypeError(`'${op}' cannot order a ${typeName(left)} and a ${typeName(right)}`);
+  }
+  const order = isNumber(left) ? left - right : compareStrings(left, right);
+  return { lt: order < 0, lte: order <= 0, gt: order > 0, gte: order >= 0 }[op];
 }
 
 // Functions: [minimum arguments, variadic, implementation]
