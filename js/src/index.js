@@ -6,7 +6,7 @@ import { compileSchema } from "./schema.js";
 
 export { ParseError, ResponseSchemaError, SchemaError };
 export const VERSION = "0.2.0";
-export const SPEC_VERSION = "1.1";
+export const SPEC_VERSION = "1.2";
 /**
  * The optional features of conformance/features.json this implementation has. Not declared, honestly:
  * x-mapping (legacy), regex-scoped-flags, regex-verbose, regex-atomic, regex-python-only (no ECMAScript

@@ -14,7 +14,7 @@ from .parser import Parser
 from .schema import compile_schema
 
 __version__ = "0.2.0"
-SPEC_VERSION = "1.1"
+SPEC_VERSION = "1.2"
 # The optional features of conformance/features.json that this implementation supports.
 FEATURES = frozenset(
     {
@@ -32,6 +32,7 @@ FEATURES = frozenset(
         "unicode-classes",
         "python-numeric-syntax",
         "big-integers",
+        "integer-digit-limit",
     }
     | ({"regex-atomic"} if sys.version_info >= (3, 11) else set())
 )

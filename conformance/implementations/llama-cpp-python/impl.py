@@ -55,6 +55,7 @@ FEATURES = [
     "unicode-classes",
     "python-numeric-syntax",
     "big-integers",
+    "integer-digit-limit",
     "json-number-kinds",
 ] + (["regex-atomic"] if sys.version_info >= (3, 11) else [])
 CATEGORIZES_ERRORS = False  # CompletionResponseParsingError and Python's own exceptions, without categories
