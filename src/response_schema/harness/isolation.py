@@ -96,18 +96,6 @@ class Forked:
         return f"exit code {os.WEXITSTATUS(status)}"
 
 
-def _sendable(outcomes: list[Outcome]) -> list[Any]:
-    """The outcomes, each one that cannot cross the pipe (a lambda, a generator) replaced by a value the
-    harness judges as the non-JSON output it is (result_problem)."""
-    try:
-        pickle.dumps(outcomes)
-    except Exception:
-        return [
-            outcome if _picklable(outcome) else {"output": ("not JSON", repr(outcome)[:200])} for outcome in outcomes
-        ]
-    return outcomes
-
-
 def _picklable(value: Any) -> bool:
     try:
         pickle.dumps(value)
@@ -127,7 +115,11 @@ def _work(inner: Implementation, connection: multiprocessing.connection.Connecti
                 group, tests = connection.recv()
             except EOFError:
                 break
-            connection.send(_sendable(inner.run(group, tests, 0)))
+            outcomes = inner.run(group, tests, 0)
+            try:
+                connection.send(outcomes)  # pickled whole before a byte is written
+            except (pickle.PicklingError, TypeError, AttributeError):  # a lambda, a generator: judged as not JSON
+                connection.send([o if _picklable(o) else {"output": ("not JSON", repr(o)[:200])} for o in outcomes])
     except BaseException:
         code = 70
     finally:

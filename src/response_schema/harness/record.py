@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..files import load_json, write_file
-from ..jsontext import dumps
+from ..files import read_text, write_file
+from ..jsontext import dumps, load_strict
 from .corpus import Group, Test, load
 from .expect import reference_expectations
 from .implementations import InProcess, Reference
@@ -29,8 +29,8 @@ def fill_expectations(path: Path, timeout: float) -> int:
     corpus = load([path])
     if corpus.problems:
         raise RecordProblem("\n".join(str(problem) for problem in corpus.problems))
-    text = load_json_text(path)
-    data = json.loads(text)
+    text = read_text(path)
+    data = load_strict(text)
     missing: list[tuple[Place, Group, Test]] = [
         (("groups", g, "tests", t), group, test)
         for g, group in enumerate(corpus.groups)
@@ -47,12 +47,6 @@ def fill_expectations(path: Path, timeout: float) -> int:
         worker.stop()
     write_file(path, _with_members(text, insertions))
     return len(insertions)
-
-
-def load_json_text(path: Path) -> str:
-    """The file's text, once it is known to be strict JSON (FileProblem otherwise)."""
-    load_json(path)
-    return path.read_text(encoding="utf-8")
 
 
 class _Expectations(InProcess):
