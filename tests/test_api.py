@@ -31,6 +31,29 @@ def test_seed_smollm3_schema() -> None:
     }
 
 
+def test_prefix_is_read_before_the_text() -> None:  # [GEN-5]
+    thinking = {
+        "type": "object",
+        "properties": {
+            "thinking": {"type": "string", "x-regex": r"^\s*<think>\s*(.*?)\s*(?:</think>|$)"},
+            "content": {"type": "string", "x-regex": r"^(?:\s*<think>.*?(?:</think>|$))?\s*(.*?)\s*$"},
+        },
+    }
+    parser = rs.compile(thinking)
+    expected = {"thinking": "plan", "content": "Hi"}
+    assert parser.parse("plan</think>Hi", prefix="<think>") == expected
+    assert rs.parse(thinking, "plan</think>Hi", "<think>") == expected
+    assert parser.trace("plan</think>Hi", prefix="<think>")["value"] == expected
+    assert parser.parse("plan</think>Hi") == {"content": "plan</think>Hi"}
+
+
+@pytest.mark.parametrize("text, prefix", [(b"x", ""), ("x", None)])
+def test_text_and_prefix_must_be_strings(text: Any, prefix: Any) -> None:
+    with pytest.raises(rs.ParseError) as caught:
+        rs.compile({"type": "string"}).parse(text, prefix)
+    assert caught.value.category == "type-mismatch"
+
+
 def test_parser_is_reusable() -> None:
     parser = rs.compile(SMOL)
     assert parser.parse("a<|im_end|>")["content"] == "a"

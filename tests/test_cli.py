@@ -47,6 +47,16 @@ def test_parse_from_file_pretty(schema_file: Path, tmp_path: Path) -> None:
     assert json.loads(result.stdout) == {"role": "assistant", "thinking": "hmm"}
 
 
+def test_parse_with_a_prefix_reads_its_escapes(tmp_path: Path) -> None:  # [GEN-5]
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "string", "x-regex": r"^<think>\n(.*)$"}), encoding="utf-8")
+    result = cli("parse", "--prefix", "<think>\\n", str(schema), stdin="a\\tb")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == "a\\tb"  # the input is read as it is; only the prefix's escapes are read
+    result = cli("parse", "--prefix", "<think>\\\\n", str(schema), stdin="x")
+    assert json.loads(result.stdout) is None  # \\\\ is one backslash: no newline after <think>, no match
+
+
 def test_parse_input_error_exits_1(tmp_path: Path) -> None:
     schema = tmp_path / "s.json"
     schema.write_text('{"x-parser": "json"}', encoding="utf-8")

@@ -54,16 +54,16 @@ def compile(schema: dict[str, Any]) -> Parser:
     return Parser(compile_schema(schema))
 
 
-def parse(schema: dict[str, Any], text: str) -> Any:
-    """``compile(schema).parse(text)``, reusing the compiled schemas of the last 256 distinct schemas.
+def parse(schema: dict[str, Any], text: str, prefix: str = "") -> Any:
+    """``compile(schema).parse(text, prefix)``, reusing the compiled schemas of the last 256 distinct schemas.
 
     The cache key is the schema's ``marshal`` serialization: equal keys mean equal values of equal types
     (``1``, ``1.0`` and ``True`` differ), so a schema mutated after a call is never served a stale parser."""
     try:
         key = marshal.dumps(schema)
     except ValueError:  # not plain data (native objects, cycles): compile() says what is wrong with it
-        return compile(schema).parse(text)
-    return _compiled(key).parse(text)
+        return compile(schema).parse(text, prefix)
+    return _compiled(key).parse(text, prefix)
 
 
 @functools.lru_cache(maxsize=256)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -97,6 +98,14 @@ def _argument_parser() -> argparse.ArgumentParser:
     parse.add_argument(
         "input", metavar="INPUT", nargs="?", default="-", help="the model output ('-' or none: standard input)"
     )
+    parse.add_argument(
+        "--prefix",
+        default="",
+        metavar="TEXT",
+        help="what the assistant turn held before the output, such as the '<think>\\n' a chat template "
+        "prefills (the parse reads TEXT then INPUT; backslash escapes \\n, \\t, \\\\ are read; "
+        "'response-schema schemas show NAME' says a library format's prefills)",
+    )
     parse.add_argument("--pretty", action="store_true", help="indent the JSON output")
     parse.add_argument("--trace", action="store_true", help="show what each node did (a tree; JSON with --json)")
     parse.add_argument("--json", action="store_true", help="with --trace: the trace as JSON (Parser.trace)")
@@ -165,19 +174,27 @@ def _parse(args: argparse.Namespace) -> int:
         raise UsageError("the schema and the input cannot both be standard input")
     schema = load_schema(args.schema)
     text = read_text(args.input)
+    prefix = unescape(args.prefix)
     try:
         parser = compile(schema)
         if args.trace:
-            trace = parser.trace(text)
+            trace = parser.trace(text, prefix)
             write_out(dumps(trace, indent=2 if args.pretty else None) + "\n" if args.json else render_trace(trace))
             return EXIT_INPUT if "error" in trace else EXIT_OK
-        result = parser.parse(text)
+        result = parser.parse(text, prefix)
     except SchemaError as exc:
         return _fail(exc, EXIT_USAGE)
     except ParseError as exc:
         return _fail(exc, EXIT_INPUT)
     write_out(dumps(result, indent=2 if args.pretty else None) + "\n")
     return EXIT_OK
+
+
+def unescape(text: str) -> str:
+    """A --prefix as typed: ``\\n``, ``\\t``, ``\\r`` and ``\\\\`` stand for their characters (a newline
+    is hard to type in a shell argument); any other backslash is kept as it is."""
+    escapes = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
+    return re.sub(r"\\(.)", lambda match: escapes.get(match.group(1), match.group()), text, flags=re.DOTALL)
 
 
 def render_trace(trace: dict[str, Any]) -> str:

@@ -23,20 +23,28 @@ class Parser:
         self.root = root
         self.walk = walk
 
-    def parse(self, text: str) -> Any:
-        """The message that ``text`` parses to ([GEN-1]); ``None`` when the root yields no value ([GEN-3])."""
-        if not isinstance(text, str):  # native data only
-            raise ParseError("type-mismatch", "", f"the input must be a string, not {type(text).__name__}")
-        return self.walk.node(self.root, text)
+    def parse(self, text: str, prefix: str = "") -> Any:
+        """The message that ``text`` parses to ([GEN-1]); ``None`` when the root yields no value ([GEN-3]).
+        ``prefix`` is what the assistant turn already held before the output, such as a ``<think>\n`` that the
+        chat template prefilled: the parse reads ``prefix + text`` ([GEN-5])."""
+        return self.walk.node(self.root, _whole(text, prefix))
 
-    def trace(self, text: str) -> dict[str, Any]:
+    def trace(self, text: str, prefix: str = "") -> dict[str, Any]:
         """What ``parse`` does, node by node, as data: ``{"value": ...}`` or ``{"error": {...}}``, and ``"root"``,
         the record of the root node. A record has the node's ``path``, a preview of its ``content`` (with its
         ``span`` in ``text`` when it is a slice of it), its ``stages`` (each regex match with its span and groups'
         spans, the parser's and the transform's outputs), its ``children``, and its ``value`` or ``error``."""
-        return trace(self.root, text)
+        return trace(self.root, _whole(text, prefix))
 
     def __repr__(self) -> str:  # native data only: the API's repr
         root = self.root
         keys = ", ".join(name for name, _ in root.properties)
         return f"<response_schema.Parser type={root.type or 'any'}{f' properties=[{keys}]' if keys else ''}>"
+
+
+def _whole(text: str, prefix: str) -> str:
+    """The text a parse reads: the prefix, then the output ([GEN-5])."""
+    for name, value in (("input", text), ("prefix", prefix)):
+        if not isinstance(value, str):  # native data only
+            raise ParseError("type-mismatch", "", f"the {name} must be a string, not {type(value).__name__}")
+    return prefix + text

@@ -24,7 +24,7 @@ MAX_BODY = 4 * 1024 * 1024
 def examples() -> list[dict[str, Any]]:
     """The library's schemas, each with the sample outputs of its corpus group."""
     samples = {
-        group.id.removeprefix("fmt."): [test.input for test in group.tests] for group in load([corpus_dir()]).groups
+        group.id.removeprefix("fmt."): [test.text for test in group.tests] for group in load([corpus_dir()]).groups
     }
     library = {name: schemas.load(name) for name in schemas.names()}
     return [

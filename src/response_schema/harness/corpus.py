@@ -20,7 +20,7 @@ NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_FILE_BYTES = 64 * 1024 * 1024
 FILE_KEYS = {"$schema", "description", "groups"}
 GROUP_KEYS = {"id", "description", "rules", "features", "tags", "schema", "tests"}
-TEST_KEYS = {"id", "description", "rules", "features", "tags", "input", "expect"}
+TEST_KEYS = {"id", "description", "rules", "features", "tags", "prefix", "input", "expect"}
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,12 @@ class Test:
     pointer: str
     group_id: str
     area: str
+    prefix: str = ""
+
+    @property
+    def text(self) -> str:
+        """What a one-shot parse of this test reads: the prefix, then the input ([GEN-5])."""
+        return self.prefix + self.input
 
 
 @dataclass(frozen=True)
@@ -238,6 +244,8 @@ class _Shape:
         self.text(test["description"], f"{pointer}/description")
         if not isinstance(test["input"], str):
             self.problem(f"{pointer}/input", "must be a string")
+        if not isinstance(test.get("prefix", ""), str):
+            self.problem(f"{pointer}/prefix", "must be a string")
         rules = self.names(test.get("rules"), f"{pointer}/rules", RULE, "rule ids such as 'REGEX-4'")
         features = self.names(test.get("features"), f"{pointer}/features", NAME, "feature names")
         tags = self.names(test.get("tags"), f"{pointer}/tags", NAME, "tag names")
@@ -261,6 +269,7 @@ class _Shape:
             pointer=pointer,
             group_id=str(group_id),
             area=area,
+            prefix=test.get("prefix", ""),
         )
 
     def expectation(self, expect: Any, pointer: str) -> None:

@@ -160,7 +160,7 @@ def _generate(
             if result.status in FAILING:
                 summary.disagreements += 1
                 assert result.test.expect is not None
-                found = Disagreement(pair.schema, result.test.input, result.test.expect, result, pair.features)
+                found = Disagreement(pair.schema, result.test.text, result.test.expect, result, pair.features)
                 _classify(runner, summary, found, known)
         summary.seconds = time.perf_counter() - started
         progress(summary)

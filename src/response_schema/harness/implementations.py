@@ -44,7 +44,7 @@ class Reference(InProcess):
     info = Info("response-schema", __version__, "python", FEATURES)
 
     def run(self, group: Group, tests: list[Test], timeout: float) -> list[Outcome]:
-        return reference_outcomes(group.schema, [test.input for test in tests])
+        return reference_outcomes(group.schema, [test.text for test in tests])
 
 
 class PythonCallable(InProcess):
@@ -75,7 +75,7 @@ class PythonCallable(InProcess):
         outcomes: list[Outcome] = []
         for test in tests:
             try:
-                outcomes.append({"output": self.function(group.schema, test.input)})
+                outcomes.append({"output": self.function(group.schema, test.text)})
             except (Exception, SystemExit) as exc:  # any failure of the implementation is its answer
                 error = {"phase": getattr(exc, "phase", None), "category": getattr(exc, "category", None)}
                 outcomes.append({"error": error | {"message": f"{type(exc).__name__}: {exc}"}})

@@ -93,7 +93,7 @@ def run_request(seq: int, group: Group, tests: list[Test]) -> dict[str, Any]:
         "seq": seq,
         "group": group.id,
         "schema": group.schema,
-        "tests": [{"id": test.id, "input": test.input} for test in tests],
+        "tests": [{"id": test.id, "input": test.text} for test in tests],
     }
 
 
