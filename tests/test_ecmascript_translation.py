@@ -53,7 +53,7 @@ def patterns(schema: Any) -> list[str]:
 def core_jobs() -> list[dict[str, Any]]:
     jobs = []
     for group in load([corpus_dir()]).groups:
-        inputs = [test.input for test in group.tests if not test.features & UNTRANSLATED]
+        inputs = [test.text for test in group.tests if not test.features & UNTRANSLATED]
         if not inputs:
             continue
         for pattern in patterns(group.schema):

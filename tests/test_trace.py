@@ -35,9 +35,9 @@ def test_the_trace_value_is_the_parse_result_over_the_whole_corpus() -> None:
         except rs.SchemaError:
             continue
         for test in group.tests:
-            trace = parser.trace(test.input)
+            trace = parser.trace(test.text)
             try:
-                value = parser.parse(test.input)
+                value = parser.parse(test.text)
             except rs.ParseError as error:
                 assert trace["error"]["category"] == error.category and trace["error"]["path"] == error.path
                 failing = [r for r in records(trace["root"]) if r.get("error", {}).get("path") == error.path]
