@@ -123,6 +123,11 @@ FAMILIES = [
         ("<tool_call>", "</tool_call>", "<|im_end|>"),
         end="<|im_end|>",
         calls=lambda cs: "\n" + "".join(cs),
+        blank_calls=(
+            "<tool_call>\n{}\n</tool_call>",
+            "<tool_call></tool_call>",
+            '<tool_call>{"name": "", "arguments": {}}</tool_call>',
+        ),
     ),
     Family(
         "qwen3",
@@ -132,15 +137,24 @@ FAMILIES = [
         prefill="<think>\n",
         end="<|im_end|>",
         calls=lambda cs: "\n" + "".join(cs),
+        blank_calls=(
+            "<tool_call>\n{}\n</tool_call>",
+            "<tool_call></tool_call>",
+            '<tool_call>{"name": "", "arguments": {}}</tool_call>',
+        ),
     ),
     Family(
         "smollm3",
         CHATML_CALL,
         ("<think>", "</think>", "<tool_call>", "</tool_call>", "<|im_end|>"),
         think=_think("<think>", "</think>"),
-        prefill="<think>\n",
         end="<|im_end|>",
         calls=lambda cs: "\n" + "".join(cs),
+        blank_calls=(
+            "<tool_call>\n{}\n</tool_call>",
+            "<tool_call></tool_call>",
+            '<tool_call>{"name": "", "arguments": {}}</tool_call>',
+        ),
     ),
     Family(
         "qwen3-coder",
@@ -231,6 +245,7 @@ FAMILIES = [
         think=_think("<think>", "</think>"),
         prefill="<think>\n",
         end=DS["EOS"],
+        blank_calls=(f"{DS['CB']}function{DS['SEP']}\n```json\n{{}}\n```{DS['CE']}",),
     ),
     Family(
         "gemma4",
@@ -249,6 +264,7 @@ FAMILIES = [
         HARMONY,
         think=lambda t: f"<|channel|>analysis<|message|>{t}<|end|>",
         answer=lambda t: f"<|start|>assistant<|channel|>final<|message|>{t}<|end|>",
+        blank_calls=("<|start|>assistant<|channel|>commentary to=functions. <|constrain|>json<|message|>{}<|call|>",),
     ),
     Family(
         "granite",
@@ -258,6 +274,7 @@ FAMILIES = [
         think=lambda t: f"<think>{t}</think>",
         answer=lambda t: f"<response>{t}</response>",
         end="<|end_of_text|>",
+        blank_calls=('<|tool_call|>[{"name": ""}]', "<|tool_call|>[]"),
     ),
     Family(
         "llama3",
@@ -265,6 +282,7 @@ FAMILIES = [
         ("<|python_tag|>", "<|eot_id|>", "<|eom_id|>"),
         calls=lambda cs: "<|python_tag|>" + "; ".join(cs),
         end="<|eot_id|>",
+        blank_calls=("<|python_tag|>{}", '<|python_tag|>{"name": ""}'),
     ),
     Family(
         "llama4",
@@ -272,6 +290,7 @@ FAMILIES = [
         ("<|python_start|>", "<|python_end|>", "<|eot|>", "<|eom|>"),
         calls=lambda cs: "<|python_start|>" + _array(cs) + "<|python_end|>",
         end="<|eot|>",
+        blank_calls=("<|python_start|>[()]<|python_end|>", "<|python_start|>[]<|python_end|>"),
     ),
     Family(
         "mistral-v3",
@@ -279,6 +298,7 @@ FAMILIES = [
         ("[TOOL_CALLS]", "</s>"),
         calls=lambda cs: "[TOOL_CALLS]" + _array(cs),
         end="</s>",
+        blank_calls=("[TOOL_CALLS][{}]", "[TOOL_CALLS][]"),
     ),
     Family(
         "mistral-v11",
@@ -295,6 +315,7 @@ FAMILIES = [
         ("<|end|>",),
         calls=lambda cs: "functools" + _array(cs),
         end="<|end|>",
+        blank_calls=("functools[{}]", "functools[]"),
     ),
     Family(
         "command-a",
@@ -305,6 +326,7 @@ FAMILIES = [
         prefill="<|START_THINKING|>",
         answer=lambda t: f"<|START_RESPONSE|>{t}<|END_RESPONSE|>",
         end="<|END_OF_TURN_TOKEN|>",
+        blank_calls=('<|START_ACTION|>[{"tool_name": ""}]<|END_ACTION|>', "<|START_ACTION|>[]<|END_ACTION|>"),
     ),
 ]
 BY_NAME = {family.name: family for family in FAMILIES}

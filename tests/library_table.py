@@ -4,6 +4,7 @@ the schema returns on the case fmt.FAMILY.behaviour.CATEGORY. Regenerate with
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from library_formats import CATEGORIES, FAMILIES
 
+from response_schema import schemas
 from response_schema.harness.corpus import corpus_dir, load
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "library-behaviour.md"
@@ -52,6 +54,21 @@ def render() -> str:
             expect = expects.get(f"fmt.{family.name}.behaviour.{tag}")
             cells.append("—" if expect is None else cell(expect))
         lines.append(f"| {family.name} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "## Prefills",
+        "",
+        "What each family's chat templates put after the assistant header, by mode",
+        "(`response_schema.schemas.prefills(NAME)`): pass the one your template used as the prefix",
+        "(`parse(output, prefix=...)`, `response-schema parse --prefix`). Families not listed prefill nothing.",
+        "",
+        "| family | mode | prefix |",
+        "|---|---|---|",
+    ]
+    for name in schemas.names():
+        for mode, prefix in schemas.prefills(name).items():
+            shown = json.dumps(prefix).replace("|", "\\|")  # a pipe in a table cell, even in code, is escaped
+            lines.append(f"| {name} | {mode} | `{shown}` |")
     return "\n".join(lines) + "\n"
 
 

@@ -71,3 +71,15 @@ def test_behaviour_table_is_current() -> None:
     assert DOC.read_text(encoding="utf-8") == render(), (
         "docs/library-behaviour.md is stale: python tests/library_table.py"
     )
+
+
+def test_prefills_are_the_library_s_and_its_descriptions_say_them() -> None:
+    for family in FAMILIES:
+        said = rs.schemas.prefills(family.name)
+        if family.prefill:
+            assert family.prefill in said.values(), family.name
+        description = rs.schemas.load(family.name)["description"]
+        for prefix in said.values():
+            assert f"'{prefix}'".replace("\n", "\\n") in description, (family.name, prefix)
+    with pytest.raises(KeyError):
+        rs.schemas.prefills("no-such-family")
