@@ -28,6 +28,8 @@ UNIT_TESTED = {
     "OBJ-8": "test_api.py::test_key_order_follows_schema_then_content",
     "ERR-3": "test_api.py::test_schema_error_at_compile_even_when_no_input_reaches_the_node",
     "SCHEMA-13": "test_api.py::test_deep_const_value_is_checked_without_recursion",
+    "STREAM-7": "test_stream.py::test_deltas_add_up_to_the_message",
+    "STREAM-8": "test_stream.py::test_openai_view_adds_up_to_the_message",
     "LIMIT-3": None,  # a timing property: measured by the benchmarks, never asserted in tests
     "LIMIT-4": None,  # a timing property: the harness's per-test timeout turns it into a verdict
 }

@@ -116,5 +116,5 @@ def test_the_header_records_every_option_that_changes_the_verdicts(tmp_path: Pat
     assert head["options"] | {"cases": None} == {
         "cases": None, "command": None, "python": None, "select": ["seed"], "exclude_feature": ["x-mapping"],
         "exclude_tag": ["wart"], "allow_unrecorded": True, "timeout": 2.0, "startup_timeout": 4.0,
-        "max_restarts": 3, "known_failures": None, "strict": True,
+        "max_restarts": 3, "known_failures": None, "strict": True, "stream": False,
     }  # fmt: skip

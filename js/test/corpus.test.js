@@ -46,7 +46,7 @@ for (const file of files(CASES)) {
       const skip = features.find((feature) => !declared.has(feature));
       test(caseTest.id, { skip: skip && `needs ${skip}` }, () => {
         judged++;
-        const actual = outcome(group.schema, caseTest.input);
+        const actual = outcome(group.schema, (caseTest.prefix ?? "") + caseTest.input); // [GEN-5]: the prefix, then the input
         const { expect } = caseTest;
         if ("output" in expect) {
           assert.ok("output" in actual && jsonEqual(actual.output, expect.output), JSON.stringify(actual));

@@ -12,8 +12,9 @@ from typing import Any
 from . import SPEC_VERSION, __version__, compile, schemas
 from .configs import NoResponseSchema, from_config, schema_from
 from .errors import ParseError, SchemaError, shown
-from .files import FileProblem, load_json, read_text, write_out
+from .files import FileProblem, load_json, read_chunks, read_text, write_out
 from .jsontext import dumps, printable
+from .openai import OpenAIStream
 from .usage import EXIT_BROKEN_PIPE, EXIT_USAGE, CommandLine, port
 
 EXIT_OK, EXIT_INPUT = 0, 1
@@ -111,6 +112,25 @@ def _argument_parser() -> argparse.ArgumentParser:
     parse.add_argument("--json", action="store_true", help="with --trace: the trace as JSON (Parser.trace)")
     parse.set_defaults(run=_parse)
 
+    stream = commands.add_parser(
+        "stream",
+        help="parse model output as it arrives and print what a server would send, a JSON line a delta",
+        description="Read model output (a file, or standard input, such as a pipe from a model server) as it\n"
+        "arrives and print, one JSON line each, the deltas a streaming parse sends (SPEC.md section 14): the\n"
+        'generic view ({"op": "add"|"append"|"end"|"json", "path", ...}), or with --openai the\n'
+        "chat-completion-chunk deltas (content, reasoning_content, tool_calls). What is printed is never taken\n"
+        "back, and adds up to what 'parse' prints.\n\n"
+        "exit codes: 0 parsed, 1 the output does not fit the schema (after what was sent), 2 bad schema, file or\n"
+        "usage.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    stream.add_argument("schema", metavar="SCHEMA", help="as for parse")
+    stream.add_argument("input", metavar="INPUT", nargs="?", default="-", help="the model output ('-': stdin)")
+    stream.add_argument("--prefix", default="", metavar="TEXT", help="as for parse")
+    stream.add_argument("--openai", action="store_true", help="print the OpenAI chat-completion-chunk view")
+    stream.add_argument("--chunk", type=_positive, default=4096, metavar="BYTES", help="read at most BYTES at a time")
+    stream.set_defaults(run=_stream)
+
     check = commands.add_parser(
         "check",
         help="check schemas and list each problem with its JSON Pointer",
@@ -188,6 +208,41 @@ def _parse(args: argparse.Namespace) -> int:
         return _fail(exc, EXIT_INPUT)
     write_out(dumps(result, indent=2 if args.pretty else None) + "\n")
     return EXIT_OK
+
+
+def _stream(args: argparse.Namespace) -> int:
+    if args.schema == "-" and args.input == "-":
+        raise UsageError("the schema and the input cannot both be standard input")
+    schema = load_schema(args.schema)
+    try:
+        parser = compile(schema)
+    except SchemaError as exc:
+        return _fail(exc, EXIT_USAGE)
+    stream = parser.stream(unescape(args.prefix))
+    view: Any = OpenAIStream(stream) if args.openai else stream
+    try:
+        for text in read_chunks(args.input, args.chunk):
+            _print_lines(view.feed(text))
+        _print_lines(view.finish())
+    except ParseError as exc:
+        return _fail(exc, EXIT_INPUT)
+    return EXIT_OK
+
+
+def _print_lines(values: list[Any]) -> None:
+    if values:
+        write_out("".join(dumps(value) + "\n" for value in values))
+        sys.stdout.flush()  # as they come: a reader downstream sees each delta at once
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return value
 
 
 def unescape(text: str) -> str:

@@ -8,6 +8,7 @@ with a one-line message that names the file."""
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
 import os
@@ -16,6 +17,7 @@ import stat
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,30 @@ def read_text(path: str | Path) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise FileProblem(f"cannot read {name}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def read_chunks(path: str | Path, size: int) -> Iterator[str]:
+    """A file's text, or standard input's for '-', as it arrives: at most ``size`` bytes a read, decoded as strict
+    UTF-8 across the cuts (a character split between two reads comes whole with the second)."""
+    name = _name(path)
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    offset = 0
+    try:
+        with contextlib.ExitStack() as stack:
+            handle = sys.stdin.buffer if str(path) == "-" else stack.enter_context(open(path, "rb"))
+            read = getattr(handle, "read1", handle.read)
+            while True:
+                data = read(size)
+                text = decoder.decode(data, final=not data)
+                offset += len(data)
+                if text:
+                    yield text
+                if not data:
+                    return
+    except OSError as exc:
+        raise FileProblem(f"cannot read {name}: {_reason(exc)}") from None
+    except UnicodeDecodeError as exc:
+        raise FileProblem(f"cannot read {name}: not UTF-8 ({exc.reason} near byte {offset})") from None
 
 
 def load_json(path: str | Path) -> Any:

@@ -6,6 +6,7 @@ from typing import Any
 
 from .errors import ParseError
 from .schema import Node
+from .stream import Stream
 from .trace import trace
 from .walk import Walk
 
@@ -28,6 +29,12 @@ class Parser:
         ``prefix`` is what the assistant turn already held before the output, such as a ``<think>\n`` that the
         chat template prefilled: the parse reads ``prefix + text`` ([GEN-5])."""
         return self.walk.node(self.root, _whole(text, prefix))
+
+    def stream(self, prefix: str = "") -> Stream:
+        """A stream that parses an output fed in chunks (SPEC section 14): ``feed(text)`` and ``finish()`` return
+        deltas, ``message`` is what was sent so far, always a part of the one-shot result. Streams are
+        independent: any number may run on one parser."""
+        return Stream(self, prefix)
 
     def trace(self, text: str, prefix: str = "") -> dict[str, Any]:
         """What ``parse`` does, node by node, as data: ``{"value": ...}`` or ``{"error": {...}}``, and ``"root"``,

@@ -23,6 +23,7 @@ from .report import Terminal, footer, header, jsonl_text, junit_text, markdown_t
 from .runner import Implementation, Interrupted, Options, Runner, StartFailure, interruptible, run_cases
 from .serve import serve
 from .spec import read_spec, spec_path
+from .streaming import Streamed
 from .verdict import KNOWN_STATUSES, read_known_failures
 
 EXIT_OK, EXIT_FAIL, EXIT_HARNESS = 0, 1, 2
@@ -117,6 +118,12 @@ def _argument_parser() -> CommandLine:
     run.add_argument("--known-failures", type=Path, metavar="FILE", help="expected failures, keyed by test id")
     run.add_argument(
         "--strict", action="store_true", help="a known failure that passes (xpass) or a skipped test fails the run"
+    )
+    run.add_argument(
+        "--stream",
+        action="store_true",
+        help="judge streaming (SPEC section 14): each test streamed under many chunkings, checked after every "
+        "chunk; the reference and --python implementations with STREAM (protocol streaming is not there yet)",
     )
     run.add_argument(
         "--allow-unrecorded",
@@ -394,13 +401,20 @@ def _adapter_check(args: argparse.Namespace) -> int:
 
 def _implementation(args: argparse.Namespace) -> Implementation:
     if args.command is not None:
+        if getattr(args, "stream", False):
+            raise ValueError("--stream takes the reference or --python: protocol v1 has no stream command yet")
         return Subprocess(args.command, args.startup_timeout)
+    inner: Reference | PythonCallable = Reference()
     if args.python is not None:
         try:
-            return Forked(PythonCallable(args.python))
+            inner = PythonCallable(args.python)
         except (ImportError, AttributeError, SystemExit) as exc:
             raise ValueError(f"cannot load --python {args.python}: {type(exc).__name__}: {exc}") from None
-    return Forked(Reference())
+    if not getattr(args, "stream", False):
+        return Forked(inner)
+    if inner.open_stream is None:
+        raise ValueError(f"--stream: {args.python} has no STREAM (PROTOCOL.md, in-process Python implementations)")
+    return Forked(Streamed(inner.info, inner.open_stream))
 
 
 def _harness_error(message: str) -> int:
@@ -456,4 +470,5 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         "max_restarts": args.max_restarts,
         "known_failures": str(args.known_failures) if args.known_failures else None,
         "strict": args.strict,
+        "stream": args.stream,
     }

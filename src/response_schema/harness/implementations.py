@@ -16,8 +16,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .. import FEATURES, __version__
+from .. import FEATURES, __version__, compile
 from ..jsontext import TooDeep, dumps, load_strict
+from ..stream import Stream
 from .corpus import Group, Test
 from .expect import Outcome, reference_outcomes
 from .protocol import ANSWER_DEPTH, LINE_LIMIT, Info, ProtocolFailure, hello_request, info_of, run_request, run_results
@@ -46,11 +47,15 @@ class Reference(InProcess):
     def run(self, group: Group, tests: list[Test], timeout: float) -> list[Outcome]:
         return reference_outcomes(group.schema, [test.text for test in tests])
 
+    def open_stream(self, schema: Any, prefix: str) -> Stream:
+        return compile(schema).stream(prefix)
+
 
 class PythonCallable(InProcess):
     """``MODULE:CALLABLE``, in process: ``callable(schema, text)`` returns the output or raises. An exception
     with ``phase`` and ``category`` attributes is a categorized error. The module may set ``FEATURES`` (an
-    iterable of feature names) and ``CATEGORIZES_ERRORS`` (default True). No timeout can stop it."""
+    iterable of feature names) and ``CATEGORIZES_ERRORS`` (default True), and ``STREAM`` for streaming (SPEC
+    section 14): ``STREAM(schema, prefix)`` opens a stream with ``feed(text)``, ``finish()`` and ``message``."""
 
     def __init__(self, spec: str) -> None:
         module_name, _, attribute = spec.partition(":")
@@ -63,6 +68,8 @@ class PythonCallable(InProcess):
         if not callable(function):
             raise ValueError(f"{spec} is not callable")
         self.function: Callable[[Any, str], Any] = function
+        # Streaming (conformance run --stream): STREAM(schema, prefix) opens a stream with feed, finish, message.
+        self.open_stream: Callable[[Any, str], Any] | None = getattr(module, "STREAM", None)
         self.info = Info(
             name=spec,
             version=str(getattr(module, "__version__", "")),

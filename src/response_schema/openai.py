@@ -1,0 +1,89 @@
+"""The OpenAI view of a stream (SPEC.md [STREAM-8]): what a server puts in ``choices[0].delta`` of its
+chat-completion chunks, from a message in the library's shape (``content``, ``thinking``, ``tool_calls``).
+
+    chat = OpenAIStream(parser.stream(prefix="<think>\\n"))
+    for text in model_output_chunks:
+        for delta in chat.feed(text):
+            send({"choices": [{"index": 0, "delta": delta}]})
+    for delta in chat.finish():      # raises the one-shot ParseError when the output does not parse
+        send({"choices": [{"index": 0, "delta": delta}]})
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from .stream import Delta, Stream, apply
+
+
+class OpenAIStream:
+    """A Stream seen as chat-completion-chunk deltas: ``content``, ``reasoning_content`` (from ``thinking``) and
+    ``tool_calls`` entries (``index``, ``id``, ``type``, the whole ``function.name`` first, then
+    ``function.arguments`` as fragments of its JSON text). ``make_id(index)`` names a call the message gives no
+    ``id`` to."""
+
+    def __init__(self, stream: Stream, make_id: Callable[[int], str] = lambda index: f"call_{index}") -> None:
+        self.stream = stream
+        self.make_id = make_id
+        self._message: Any = None  # the partial value, assembled from the stream's deltas
+        self._ended: set[str] = set()  # paths the stream said will not change ([STREAM-7] "end")
+        self._texts: dict[str, str] = {}  # JSON texts the stream sent for values not yet complete ("json")
+        self._sent = {"content": 0, "reasoning_content": 0}
+        self._calls: list[int] = []  # per call whose header was sent: how much of its arguments text was sent
+        self._role_sent = False
+
+    def feed(self, text: str) -> list[dict[str, Any]]:
+        return self._view(self.stream.feed(text), finished=False)
+
+    def finish(self) -> list[dict[str, Any]]:
+        return self._view(self.stream.finish(), finished=True)
+
+    def _view(self, deltas: list[Delta], finished: bool) -> list[dict[str, Any]]:
+        for delta in deltas:
+            if delta["op"] == "end":
+                self._ended.add(delta["path"])
+            elif delta["op"] == "json":
+                self._texts[delta["path"]] = self._texts.get(delta["path"], "") + delta["text"]
+            self._message = apply(self._message, delta)
+        message = self._message if isinstance(self._message, dict) else {}
+        out: list[dict[str, Any]] = []
+        for key, field in (("thinking", "reasoning_content"), ("content", "content")):
+            value = message.get(key)
+            if isinstance(value, str) and len(value) > self._sent[field]:
+                out.append({field: value[self._sent[field] :]})
+                self._sent[field] = len(value)
+        calls = message.get("tool_calls")
+        for index, call in enumerate(calls if isinstance(calls, list) else []):
+            out += self._call(index, call, finished)
+        if out and not self._role_sent:
+            out[0] = {"role": "assistant"} | out[0]
+            self._role_sent = True
+        return out
+
+    def _call(self, index: int, call: Any, finished: bool) -> list[dict[str, Any]]:
+        """The deltas of call ``index``: its header once its name is whole, then what is new of its arguments."""
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            return []
+        where = f"/tool_calls/{index}/function"
+        out = []
+        if index == len(self._calls):  # header not sent yet: calls are sent in order
+            name = function.get("name")
+            if not isinstance(name, str) or not (finished or f"{where}/name" in self._ended):
+                return []
+            ident = call.get("id") if isinstance(call.get("id"), str) else self.make_id(index)
+            header = {"index": index, "id": ident, "type": "function", "function": {"name": name, "arguments": ""}}
+            out.append({"tool_calls": [header]})
+            self._calls.append(0)
+        if index >= len(self._calls):
+            return out
+        text = self._texts.get(f"{where}/arguments", "")
+        if finished or f"{where}/arguments" in self._ended:
+            text = text or json.dumps(function.get("arguments") or {}, ensure_ascii=False)
+        if len(text) > self._calls[index]:
+            fragment = {"index": index, "function": {"arguments": text[self._calls[index] :]}}
+            out.append({"tool_calls": [fragment]})
+            self._calls[index] = len(text)
+        return out

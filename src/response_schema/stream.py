@@ -1,0 +1,121 @@
+"""Streaming (SPEC.md section 14): a Stream reads an output in chunks and sends the message as it grows.
+
+What a stream has sent is always a part of the one-shot result ([STREAM-3]); after ``finish`` it is the result
+([STREAM-4]), or ``finish`` raises the one-shot error ([STREAM-5]). The one-shot walk does the parsing, on the
+complete output, so equality holds by construction.
+
+This stream proves nothing yet about open content, so it sends nothing before ``finish``: sound and equal, and as
+late as a stream can be. [STREAM-6] (send K(s), what every continuation agrees on) is a SHOULD; the analysis of
+open content that sends it early comes in a later version, behind this same API."""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .parser import Parser
+
+Delta = dict[str, Any]  # one operation of [STREAM-7]: {"op": "add" | "append" | "end" | "json", "path": ..., ...}
+
+
+class StreamFinished(RuntimeError):
+    """``feed`` or ``finish`` on a stream that has finished: a mistake in the calling code ([STREAM-5])."""
+
+
+class Stream:
+    """One output being parsed as it arrives, from ``Parser.stream(prefix)``. ``feed(text)`` and ``finish()``
+    return the deltas of what they sent; ``message`` is the partial value sent so far (``None`` before anything
+    was sent, [STREAM-1]). Not shared between threads; one compiled parser serves any number of streams."""
+
+    __slots__ = ("_chunks", "_finished", "_message", "_parser")
+
+    def __init__(self, parser: Parser, prefix: str = "") -> None:
+        if not isinstance(prefix, str):
+            raise TypeError(f"the prefix must be a string, not {type(prefix).__name__}")
+        self._parser = parser
+        self._chunks = [prefix]  # [STREAM-9]: the prefix is read first, and nothing is sent for it yet
+        self._message: Any = None
+        self._finished = False
+
+    @property
+    def message(self) -> Any:
+        """The partial value sent so far ([STREAM-1]): ``None`` before anything is sent."""
+        return self._message
+
+    def feed(self, text: str) -> list[Delta]:
+        """Read the next chunk of the output; the deltas of what it lets the stream send ([STREAM-7])."""
+        self._check_open("feed")
+        if not isinstance(text, str):
+            raise TypeError(f"a chunk must be a string, not {type(text).__name__}")
+        self._chunks.append(text)
+        return []  # nothing is proven about open content yet (module docstring)
+
+    def finish(self) -> list[Delta]:
+        """The output is complete: send the rest of the one-shot result ([STREAM-4]), or raise its ParseError
+        ([STREAM-5]); either way the stream is finished."""
+        self._check_open("finish")
+        self._finished = True
+        text, self._chunks = "".join(self._chunks), []
+        result = self._parser.parse(text)
+        deltas = changes(self._message, result)
+        self._message = result
+        return deltas
+
+    def _check_open(self, what: str) -> None:
+        if self._finished:
+            raise StreamFinished(f"{what} on a finished stream")
+
+
+def changes(old: Any, new: Any, path: str = "") -> list[Delta]:
+    """The deltas that turn the partial value ``old`` into ``new``, given ``old ⊑ new`` ([STREAM-2], [STREAM-7]);
+    ``old`` is None for nothing sent. Added values are copies: a client that grows them never changes ``new``."""
+    if old is None and path == "":
+        return [] if new is None else [{"op": "add", "path": "", "value": copy.deepcopy(new)}]
+    if isinstance(new, dict):
+        deltas = []
+        for key, value in new.items():
+            where = f"{path}/{_escaped(key)}"
+            deltas += changes(old[key], value, where) if key in old else [_added(where, value)]
+        return deltas
+    if isinstance(new, list):
+        deltas = [delta for index, item in enumerate(old) for delta in changes(item, new[index], f"{path}/{index}")]
+        return deltas + [_added(f"{path}/{index}", new[index]) for index in range(len(old), len(new))]
+    if isinstance(new, str) and len(new) > len(old):
+        return [{"op": "append", "path": path, "text": new[len(old) :]}]
+    return []
+
+
+def _added(path: str, value: Any) -> Delta:
+    return {"op": "add", "path": path, "value": copy.deepcopy(value)}
+
+
+def apply(message: Any, delta: Delta) -> Any:
+    """``message`` after one delta of the generic view ([STREAM-7]): what a client does with each delta it
+    receives. ``end`` changes nothing; a ``json`` text is kept by the client until the value is complete."""
+    if delta["op"] in ("end", "json"):
+        return message
+    tokens = [_unescaped(token) for token in delta["path"].split("/")[1:]]
+    if not tokens:
+        return delta["value"]
+    parent = message
+    for token in tokens[:-1]:
+        parent = parent[int(token) if isinstance(parent, list) else token]
+    last = tokens[-1]
+    if delta["op"] == "add":
+        if isinstance(parent, list):
+            parent.append(delta["value"])
+        else:
+            parent[last] = delta["value"]
+    else:  # append
+        key = int(last) if isinstance(parent, list) else last
+        parent[key] += delta["text"]
+    return message
+
+
+def _escaped(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _unescaped(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")

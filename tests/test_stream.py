@@ -1,0 +1,245 @@
+"""Streaming (SPEC.md section 14): the reference's Stream, its deltas, the OpenAI view, the `stream` command, and
+`conformance run --stream`, which must pass the reference and catch a stream that sends too early."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from library_formats import CATEGORIES, FAMILIES, WEATHER
+
+import response_schema as rs
+from response_schema.harness.streaming import chunkings, part_of
+from response_schema.openai import OpenAIStream
+from response_schema.stream import StreamFinished, apply
+
+QWEN3 = rs.compile(rs.schemas.load("qwen3"))
+OUTPUT = (
+    "<think>\nWeather first.\n</think>\n\nChecking.\n<tool_call>\n"
+    '{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call><|im_end|>'
+)
+
+
+def streamed(parser: rs.Parser, text: str, size: int, prefix: str = "") -> tuple[list[Any], Any]:
+    """The deltas of a stream fed ``text`` in chunks of ``size``, and its message at the end."""
+    stream = parser.stream(prefix)
+    deltas = [delta for at in range(0, len(text), size) for delta in stream.feed(text[at : at + size])]
+    return deltas + stream.finish(), stream.message
+
+
+def library_outputs() -> list[tuple[str, str, str]]:
+    return [(family.name, *built) for family in FAMILIES for _, _, build in CATEGORIES if (built := build(family))]
+
+
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_deltas_add_up_to_the_message(size: int) -> None:  # [STREAM-7]
+    for name, prefix, text in library_outputs():
+        parser = rs.compile(rs.schemas.load(name))
+        try:
+            expected = parser.parse(text, prefix)
+        except rs.ParseError:
+            continue
+        deltas, message = streamed(parser, text, size, prefix)
+        assembled = None
+        for delta in deltas:
+            assembled = apply(assembled, delta)
+        assert assembled == message == expected, (name, text)
+
+
+def test_stream_ends_at_the_one_shot_parse_or_its_error() -> None:  # [STREAM-4], [STREAM-5]
+    stream = QWEN3.stream()
+    assert stream.feed(OUTPUT[:20]) == [] and stream.message is None  # nothing sent that is not proven
+    stream.feed(OUTPUT[20:])
+    stream.finish()
+    assert stream.message == QWEN3.parse(OUTPUT)
+    failing = QWEN3.stream()
+    failing.feed("Hi</think>there")
+    with pytest.raises(rs.ParseError) as caught:
+        failing.finish()
+    assert (caught.value.category, caught.value.path) == ("missing-required", "")
+
+
+def test_prefix_is_read_first() -> None:  # [STREAM-9]
+    stream = QWEN3.stream(prefix="<think>\n")
+    stream.feed("Plan.\n</think>\n\nDone.")
+    stream.finish()
+    assert stream.message == {"role": "assistant", "thinking": "Plan.", "content": "Done."}
+
+
+def test_feed_after_finish_and_a_second_finish_are_usage_errors() -> None:  # [STREAM-5]
+    stream = QWEN3.stream()
+    stream.finish()
+    with pytest.raises(StreamFinished):
+        stream.feed("x")
+    with pytest.raises(StreamFinished):
+        stream.finish()
+    with pytest.raises(TypeError):
+        QWEN3.stream().feed(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        QWEN3.stream(prefix=None)  # type: ignore[arg-type]
+
+
+def test_streams_on_one_parser_are_independent() -> None:
+    streams = [QWEN3.stream() for _ in range(8)]
+    texts = [OUTPUT.replace("Oslo", f"City{index}") for index in range(8)]
+
+    def work(index: int) -> None:
+        for char in texts[index]:
+            streams[index].feed(char)
+
+    threads = [threading.Thread(target=work, args=(index,)) for index in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for stream, text in zip(streams, texts, strict=True):
+        stream.finish()
+        assert stream.message == QWEN3.parse(text)
+
+
+def test_openai_view_adds_up_to_the_message() -> None:  # [STREAM-8]
+    for name, prefix, text in library_outputs():
+        parser = rs.compile(rs.schemas.load(name))
+        try:
+            message = parser.parse(text, prefix)
+        except rs.ParseError:
+            continue
+        view = OpenAIStream(parser.stream(prefix))
+        chunks = [delta for at in range(0, len(text), 3) for delta in view.feed(text[at : at + 3])] + view.finish()
+        assert all(isinstance(delta, dict) and delta for delta in chunks)
+        if chunks:
+            assert chunks[0]["role"] == "assistant"
+        assert "".join(delta.get("content", "") for delta in chunks) == message.get("content", "")
+        assert "".join(delta.get("reasoning_content", "") for delta in chunks) == message.get("thinking", "")
+        calls: dict[int, dict[str, Any]] = {}
+        for delta in chunks:
+            for entry in delta.get("tool_calls", []):
+                if "id" in entry:  # the first entry of a call: id, type and the whole name
+                    assert entry["index"] == len(calls) and entry["type"] == "function" and entry["function"]["name"]
+                    calls[entry["index"]] = {"name": entry["function"]["name"], "arguments": ""}
+                calls[entry["index"]]["arguments"] += entry["function"]["arguments"]
+        expected = message.get("tool_calls") or []
+        assert [call["name"] for call in calls.values()] == [call["function"]["name"] for call in expected]
+        assert [json.loads(call["arguments"]) for call in calls.values()] == [
+            call["function"].get("arguments") or {} for call in expected
+        ]
+
+
+def test_openai_view_uses_the_message_s_ids() -> None:
+    parser = rs.compile(rs.schemas.load("kimi-k2"))
+    text = next(family for family in FAMILIES if family.name == "kimi-k2").render(calls=(WEATHER,))
+    view = OpenAIStream(parser.stream(), make_id=lambda index: "unused")
+    (first, _) = [delta for delta in view.feed(text) + view.finish() if "tool_calls" in delta]
+    assert first["tool_calls"][0]["id"] == "functions.get_weather:0"
+
+
+def test_chunkings_add_up_to_the_text() -> None:
+    text = "<think>a</think>b<|im_end|>[TOOL_CALLS]x"
+    found = chunkings(text, seed=3)
+    assert all("".join(chunks) == text for chunks in found)
+    assert len({json.dumps(chunks) for chunks in found}) == len(found)
+    assert ["<think>", "a", "</think>", "b", "<|im_end|>", "[TOOL_CALLS]", "x"] in found
+    assert chunkings("") == [[""], ["", "", ""], []]  # no feed at all is a chunking too
+
+
+@pytest.mark.parametrize(
+    "partial, value, holds",
+    [
+        (None, "anything", True),
+        ({"a": "x"}, {"a": "xy", "b": 1}, True),
+        ({"a": "y"}, {"a": "xy"}, False),
+        ([1], [1, 2], True),
+        ([1, 2, 3], [1, 2], False),
+        (1, 1.0, True),
+        (True, 1, False),
+        (None, None, True),
+        ({"a": None}, {"a": "x"}, False),
+    ],
+)
+def test_part_of_is_the_spec_s_order(partial: Any, value: Any, holds: bool) -> None:  # [STREAM-2]
+    assert part_of(partial, value) is holds
+
+
+def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "response_schema.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env=env,
+    )
+
+
+def test_the_stream_command_prints_openai_deltas_as_they_come(tmp_path: Path) -> None:
+    output = tmp_path / "out.txt"
+    output.write_text(OUTPUT, encoding="utf-8")
+    result = cli("stream", "qwen3", str(output), "--openai", "--chunk", "4")
+    assert result.returncode == 0, result.stderr
+    deltas = [json.loads(line) for line in result.stdout.splitlines()]
+    assert deltas[0] == {"role": "assistant", "reasoning_content": "Weather first."}
+    assert "".join(delta.get("content", "") for delta in deltas) == "Checking."
+    bad = cli("stream", "qwen3", "-", "--chunk", "0")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+def test_conformance_run_stream_passes_the_reference(tmp_path: Path) -> None:
+    report = tmp_path / "r.jsonl"
+    result = cli("conformance", "run", "--stream", "--report", str(report))
+    assert result.returncode == 0, result.stdout + result.stderr
+    head = json.loads(report.read_text(encoding="utf-8").splitlines()[0])
+    assert head["options"]["stream"] is True
+
+
+EARLY = '''
+import response_schema
+
+FEATURES = response_schema.FEATURES
+
+
+def parse(schema, text):
+    return response_schema.parse(schema, text)
+
+
+class Early:
+    """A planted bug: it sends the first character it reads as content, before anything proves it."""
+
+    def __init__(self, schema, prefix):
+        self.inner = response_schema.compile(schema).stream(prefix)
+        self.message = None
+
+    def feed(self, text):
+        self.inner.feed(text)
+        if self.message is None and text:
+            self.message = {"content": text[0]}
+
+    def finish(self):
+        self.inner.finish()
+        self.message = self.inner.message
+
+
+STREAM = Early
+'''
+
+
+def test_conformance_run_stream_catches_and_minimises_a_retraction(tmp_path: Path) -> None:
+    (tmp_path / "early.py").write_text(textwrap.dedent(EARLY), encoding="utf-8")
+    report = tmp_path / "r.jsonl"
+    env = {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    result = cli("conformance", "run", "--stream", "--python", "early:parse", "-k", "fmt.qwen3.behaviour.one-call",
+                 "--report", str(report), env=env)  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    record = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()][1]
+    assert record["status"] == "fail"
+    message = record["actual"]["error"]["message"]
+    assert message.startswith('chunks ["\\n<tool_call>') and "[STREAM-3] after chunk 1" in message  # merged to one
+    no_stream = cli("conformance", "run", "--stream", "--python", "response_schema:parse")
+    assert no_stream.returncode == 2 and "has no STREAM" in no_stream.stderr
+    command = cli("conformance", "run", "--stream", "--command", "node js/bin/serve.js")
+    assert command.returncode == 2 and "no stream command" in command.stderr
