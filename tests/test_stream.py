@@ -17,7 +17,7 @@ from library_formats import CATEGORIES, FAMILIES, WEATHER
 import response_schema as rs
 from response_schema.harness.streaming import chunkings, part_of
 from response_schema.openai import OpenAIStream
-from response_schema.stream import StreamFinished, apply
+from response_schema.stream import StreamFinished, apply, changes
 
 QWEN3 = rs.compile(rs.schemas.load("qwen3"))
 OUTPUT = (
@@ -243,3 +243,55 @@ def test_conformance_run_stream_catches_and_minimises_a_retraction(tmp_path: Pat
     assert no_stream.returncode == 2 and "has no STREAM" in no_stream.stderr
     command = cli("conformance", "run", "--stream", "--command", "node js/bin/serve.js")
     assert command.returncode == 2 and "no stream command" in command.stderr
+
+
+def test_changes_and_apply_grow_a_partial_value() -> None:  # [STREAM-7]
+    old = {"a": "x", "l": [1]}
+    new = {"a": "xyz", "l": [1, {"k": "v"}], "b": 2, "s/~": True}
+    message: Any = {"a": "x", "l": [1]}
+    for delta in changes(old, new):
+        message = apply(message, delta)
+    assert message == new
+    assert apply(message, {"op": "end", "path": "/a"}) is message
+    assert apply({"l": ["a"]}, {"op": "append", "path": "/l/0", "text": "b"}) == {"l": ["ab"]}
+    assert changes(None, None) == [] and changes("ab", "ab") == []
+
+
+class _Early:
+    def __init__(self, schema: Any, prefix: str) -> None:
+        self.inner = rs.compile(schema).stream(prefix)
+        self.message: Any = None
+
+    def feed(self, text: str) -> None:
+        self.inner.feed(text)
+        if self.message is None and text:
+            self.message = {"content": text[0]}
+
+    def finish(self) -> None:
+        self.inner.finish()
+        self.message = self.inner.message
+
+
+class _Wrong(_Early):
+    def feed(self, text: str) -> None:
+        self.inner.feed(text)
+
+    def finish(self) -> None:
+        self.inner.finish()
+        self.message = {"content": "other"}
+
+
+def test_streamed_judges_each_test_in_process() -> None:  # [STREAM-3], [STREAM-4]
+    from response_schema.harness.corpus import corpus_dir, load
+    from response_schema.harness.implementations import Reference
+    from response_schema.harness.streaming import Streamed
+
+    group = next(group for group in load([corpus_dir()]).groups if group.id == "stream.regions")
+    tests = list(group.tests)
+    good = Streamed(Reference.info, lambda schema, prefix: rs.compile(schema).stream(prefix))
+    assert all(outcome.get("error", {}).get("phase") != "stream" for outcome in good.run(group, tests, 5.0))
+    early = Streamed(Reference.info, _Early).run(group, tests[:1], 5.0)[0]
+    assert early["error"]["phase"] == "stream" and "[STREAM-3]" in early["error"]["message"]
+    wrong = Streamed(Reference.info, _Wrong).run(group, tests[:1], 5.0)[0]
+    assert wrong == {"output": {"content": "other"}}  # every chunking agrees: the runner judges it a fail
+    assert good.stderr_tail() == "" and good.start() is None and good.stop() is None
