@@ -54,7 +54,8 @@ def test_deltas_add_up_to_the_message(size: int) -> None:  # [STREAM-7]
 
 def test_stream_ends_at_the_one_shot_parse_or_its_error() -> None:  # [STREAM-4], [STREAM-5]
     stream = QWEN3.stream()
-    assert stream.feed(OUTPUT[:20]) == [] and stream.message is None  # nothing sent that is not proven
+    stream.feed(OUTPUT[:20])  # "<think>\nWeather firs": the thinking so far is sent, nothing else is proven
+    assert stream.message == {"role": "assistant", "thinking": "Weather firs"}
     stream.feed(OUTPUT[20:])
     stream.finish()
     assert stream.message == QWEN3.parse(OUTPUT)
@@ -183,7 +184,8 @@ def test_the_stream_command_prints_openai_deltas_as_they_come(tmp_path: Path) ->
     result = cli("stream", "qwen3", str(output), "--openai", "--chunk", "4")
     assert result.returncode == 0, result.stderr
     deltas = [json.loads(line) for line in result.stdout.splitlines()]
-    assert deltas[0] == {"role": "assistant", "reasoning_content": "Weather first."}
+    assert deltas[0] == {"role": "assistant", "reasoning_content": "Weat"}  # sent as it comes
+    assert "".join(delta.get("reasoning_content", "") for delta in deltas) == "Weather first."
     assert "".join(delta.get("content", "") for delta in deltas) == "Checking."
     bad = cli("stream", "qwen3", "-", "--chunk", "0")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1

@@ -4,17 +4,21 @@ What a stream has sent is always a part of the one-shot result ([STREAM-3]); aft
 ([STREAM-4]), or ``finish`` raises the one-shot error ([STREAM-5]). The one-shot walk does the parsing, on the
 complete output, so equality holds by construction.
 
-This stream proves nothing yet about open content, so it sends nothing before ``finish``: sound and equal, and as
-late as a stream can be. [STREAM-6] (send K(s), what every continuation agrees on) is a SHOULD; the analysis of
-open content that sends it early comes in a later version, behind this same API."""
+Before ``finish``, after each feed, the stream sends what the output received so far already decides
+([STREAM-6]): ``analysis.py`` runs the schema on descriptions of open content, with ``pike.py`` matching patterns
+on text still arriving; ``partial.py`` holds the partial values. What it cannot prove it does not send."""
 
 from __future__ import annotations
 
 import copy
 from typing import TYPE_CHECKING, Any
 
+from .analysis import NOTHING, Analysis
+from .partial import UNKNOWN, ended, join
+from .pike import Buffer
+
 if TYPE_CHECKING:
-    from .parser import Parser
+    from ..parser import Parser
 
 Delta = dict[str, Any]  # one operation of [STREAM-7]: {"op": "add" | "append" | "end" | "json", "path": ..., ...}
 
@@ -28,14 +32,16 @@ class Stream:
     return the deltas of what they sent; ``message`` is the partial value sent so far (``None`` before anything
     was sent, [STREAM-1]). Not shared between threads; one compiled parser serves any number of streams."""
 
-    __slots__ = ("_chunks", "_finished", "_message", "_parser")
+    __slots__ = ("_analysis", "_buffer", "_ended", "_finished", "_message", "_parser")
 
     def __init__(self, parser: Parser, prefix: str = "") -> None:
         if not isinstance(prefix, str):
             raise TypeError(f"the prefix must be a string, not {type(prefix).__name__}")
         self._parser = parser
-        self._chunks = [prefix]  # [STREAM-9]: the prefix is read first, and nothing is sent for it yet
+        self._buffer = Buffer(prefix)  # [STREAM-9]: the prefix is read first
+        self._analysis = Analysis(parser.root, parser.walk)
         self._message: Any = None
+        self._ended: set[str] = set()
         self._finished = False
 
     @property
@@ -48,15 +54,27 @@ class Stream:
         self._check_open("feed")
         if not isinstance(text, str):
             raise TypeError(f"a chunk must be a string, not {type(text).__name__}")
-        self._chunks.append(text)
-        return []  # nothing is proven about open content yet (module docstring)
+        if not text:
+            return []
+        self._buffer.text += text
+        outcome = self._analysis.run(self._buffer)
+        if outcome.none or outcome.value is NOTHING or outcome.value is UNKNOWN:
+            return []  # [STREAM-6]: the root may still give no value, or nothing is certain
+        message = join(self._message, outcome.value)
+        deltas = changes(self._message, message)
+        self._message = message
+        for path in ended(outcome.value):
+            if path not in self._ended and _has(message, path):
+                self._ended.add(path)
+                deltas.append({"op": "end", "path": path})
+        return deltas
 
     def finish(self) -> list[Delta]:
         """The output is complete: send the rest of the one-shot result ([STREAM-4]), or raise its ParseError
         ([STREAM-5]); either way the stream is finished."""
         self._check_open("finish")
         self._finished = True
-        text, self._chunks = "".join(self._chunks), []
+        text, self._buffer = self._buffer.text, Buffer()
         result = self._parser.parse(text)
         deltas = changes(self._message, result)
         self._message = result
@@ -111,6 +129,20 @@ def apply(message: Any, delta: Delta) -> Any:
         key = int(last) if isinstance(parent, list) else last
         parent[key] += delta["text"]
     return message
+
+
+def _has(message: Any, path: str) -> bool:
+    """Whether the pointer ``path`` names a value in ``message``."""
+    value = message
+    for token in path.split("/")[1:]:
+        token = _unescaped(token)
+        if isinstance(value, dict) and token in value:
+            value = value[token]
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return False
+    return True
 
 
 def _escaped(key: str) -> str:

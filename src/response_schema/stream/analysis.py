@@ -1,0 +1,513 @@
+"""What the output received so far already decides ([STREAM-6]): the schema's nodes run on *descriptions* of
+their content instead of the content, and give what every successful continuation agrees on.
+
+A description is one of: ``Exact`` (the content is known whole: the one-shot walk gives the value), ``Open`` (a
+string that starts with ``buffer.text[base:]`` and may go on), ``Fields`` (the object of an ``x-regex`` with
+named groups), ``Items`` (the matches of an ``x-regex-iterator``), ``ANY`` (anything, or nothing) and
+``NO_MATCH`` (a regex keyword found nothing). A node gives an ``Outcome``: whether it may give no value, and the
+meet of the values it may give (``NOTHING`` when it cannot give one: every continuation fails there).
+
+A stage on an open string keeps its state between feeds, keyed by the node and the span it reads, so each
+character is read once per stage ([STREAM-6], linear cost). A stage this file cannot run on open content
+is opaque: its node gives ``ANY`` until the output is complete."""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ParseError
+from ..schema import Node
+from ..textparsers import parse_json
+from ..walk import Walk
+from .partial import UNKNOWN, OpenArray, OpenObject, OpenText, meet
+from .pike import Buffer, Entry, Program, Search, compile_program
+
+if sys.version_info >= (3, 11):
+    from re._parser import parse_template  # type: ignore[import-not-found]
+else:  # pragma: no cover - Python 3.10
+    from sre_parse import parse_template
+
+
+@dataclass(frozen=True)
+class Exact:
+    value: Any
+
+
+@dataclass(frozen=True, eq=False)
+class Open:
+    buffer: Buffer
+    base: int
+
+    @property
+    def text(self) -> str:
+        return self.buffer.text[self.base :]
+
+
+@dataclass(frozen=True, eq=False)
+class Fields:
+    fields: dict[str, Any]
+
+
+@dataclass(frozen=True, eq=False)
+class Items:
+    known: tuple[Any, ...]  # the matches found, each an item's content
+    tails: tuple[Any, ...]  # what the next item's content may be
+    may_end: bool  # whether there may be no next item
+
+
+ANY: Any = object()
+NO_MATCH: Any = object()
+NOTHING: Any = object()  # an outcome's value when the node cannot give one
+
+
+@dataclass(frozen=True)
+class Outcome:
+    none: bool  # the node may give no value
+    value: Any  # the meet of the values it may give, NOTHING when it gives none
+
+
+IMPOSSIBLE = Outcome(False, NOTHING)  # every continuation fails here
+UNSURE = Outcome(True, UNKNOWN)
+
+
+def merged(outcomes: list[Outcome]) -> Outcome:
+    none = any(outcome.none for outcome in outcomes)
+    values = [outcome.value for outcome in outcomes if outcome.value is not NOTHING]
+    if not values:
+        return Outcome(none, NOTHING)
+    value = values[0]
+    for other in values[1:]:
+        value = meet(value, other)
+    return Outcome(none, value)
+
+
+class Analysis:
+    """One stream's analysis: ``run(buffer)`` gives the root's outcome for the output received so far."""
+
+    def __init__(self, root: Node, walk: Walk) -> None:
+        self.root, self.walk = root, walk
+        self._programs: dict[int, Program | None] = {}
+        self._states: dict[tuple[Any, ...], Any] = {}
+        self._used: dict[tuple[Any, ...], Any] = {}
+
+    def run(self, buffer: Buffer) -> Outcome:
+        self._used = {}
+        outcome = self.node(self.root, Open(buffer, 0))
+        self._states = self._used  # what this feed did not use is never used again
+        return outcome
+
+    def _state(self, key: tuple[Any, ...], make: Any) -> Any:
+        state = self._used.get(key)
+        if state is None:
+            state = self._states.get(key)
+            if state is None:
+                state = make()
+            self._used[key] = state
+        return state
+
+    def program(self, pattern: re.Pattern[str]) -> Program | None:
+        key = id(pattern)  # patterns live as long as the compiled schema
+        if key not in self._programs:
+            self._programs[key] = compile_program(pattern)
+        return self._programs[key]
+
+    # The nodes ([NODE-1]), on descriptions.
+
+    def node(self, node: Node, content: Any) -> Outcome:
+        if node.has_const:  # [CONST-1]; a const null gives no value under a string ([OBJ-2])
+            return Outcome(True, NOTHING) if node.const is None else Outcome(False, node.const)
+        if isinstance(content, Exact):
+            return self.exact(node, content.value)
+        if content is ANY:
+            return UNSURE
+        if node.has_stages:
+            return merged([self.typed(node, each) for each in self.stages(node, content)])
+        return self.typed(node, content)
+
+    def exact(self, node: Node, value: Any) -> Outcome:
+        """The one-shot walk on content known whole."""
+        try:
+            result = self.walk.node(node, value)
+        except ParseError:
+            return IMPOSSIBLE
+        return Outcome(True, NOTHING) if result is None else Outcome(False, result)
+
+    def stages(self, node: Node, content: Any) -> list[Any]:
+        """Steps 3 to 8 of [NODE-1] on a description: what the content after them may be."""
+        if node.needs_string and not isinstance(content, Open):  # [NODE-3]: Fields and Items are not strings
+            return []
+        if node.substitutions:
+            content = self._state(
+                ("subs", id(node), content.buffer, content.base), lambda: Substitutions(self, node, content)
+            ).advance()
+        contents = [content]
+        if node.regex is not None:
+            contents = self.regex(node.regex, content)
+        result = []
+        for each in contents:
+            result += self.after_regex(node, each)
+        return result
+
+    def after_regex(self, node: Node, content: Any) -> list[Any]:
+        if content is NO_MATCH or content is ANY:
+            return [content]
+        if isinstance(content, Exact):
+            return [self.exact_stages(node, content.value)]
+        if node.iterator is not None:
+            if not isinstance(content, Open):
+                return []  # [NODE-4]
+            found = self._state(
+                ("iter", id(node), content.buffer, content.base), lambda: Iterator(self, node.iterator, content)
+            ).advance()
+            contents = [found] + ([NO_MATCH] if not found.known and found.may_end else [])  # [ITER-4]
+        else:
+            contents = [content]
+        result = []
+        for each in contents:
+            if each is NO_MATCH:
+                result.append(each)
+            elif node.key_value is not None or node.mapping is not None or node.mapping_regex is not None:
+                result.append(ANY if isinstance(each, Open) else None)  # opaque on open content
+            elif node.parser is not None:
+                result.append(self.parsed(node, each))
+            else:
+                result.append(each)
+        return [each for each in result if each is not None]
+
+    def exact_stages(self, node: Node, value: Any) -> Any:
+        """The stages after x-regex, on a value known whole: as Walk.stages does them."""
+        walk = self.walk
+        try:
+            if node.iterator is not None:
+                if not isinstance(value, str):
+                    return None
+                value = [walk.match_value(match) for match in node.iterator.finditer(value)]
+                if not value:
+                    return NO_MATCH
+            if node.key_value is not None:
+                if not isinstance(value, str):
+                    return None
+                value = walk.key_values(node, list(node.key_value.finditer(value)))
+                if not value:
+                    return NO_MATCH
+            if node.parser is not None:
+                value = walk.parsed(node, value)
+                if node.transform is not None:
+                    value = walk.transformed(node, value)
+            if node.mapping is not None or node.mapping_regex is not None:
+                value = walk.mapped(node, value)
+        except ParseError:
+            return None
+        return Exact(value)
+
+    def regex(self, pattern: re.Pattern[str], content: Open) -> list[Any]:
+        """[REGEX-2] on an open string: the match value of every match the complete text may give."""
+        program = self.program(pattern)
+        if program is None:
+            return [ANY]
+        search = self._state(
+            ("regex", id(pattern), content.buffer, content.base),
+            lambda: Search(program, content.buffer, content.base, content.base),
+        )
+        search.advance()
+        entries, more = search.candidates()
+        contents = [match_value(pattern, program, content.buffer, entry) for entry in entries]
+        if more:
+            contents.append(NO_MATCH)  # [REGEX-4]
+            if not search.anchored:
+                contents.append(ANY)  # a match that starts later
+        return contents
+
+    def parsed(self, node: Node, content: Any) -> Any:
+        """[PARSER-2] on an open string: JSON text that no continuation changes is parsed; anything else is not
+        known yet."""
+        if not isinstance(content, Open):
+            return None  # [NODE-4]
+        if node.parser != "json" or node.transform is not None:
+            return ANY
+        text = content.text
+        return self.exact_stages_after_parser(node, text) if not node.allow_non_json and json_complete(text) else ANY
+
+    def exact_stages_after_parser(self, node: Node, text: str) -> Any:
+        try:
+            value = self.walk.parsed(node, text)
+            if node.mapping is not None or node.mapping_regex is not None:
+                value = self.walk.mapped(node, value)
+        except ParseError:
+            return None
+        return Exact(value)
+
+    # The types, on what the stages left.
+
+    def typed(self, node: Node, content: Any) -> Outcome:
+        if content is NO_MATCH:
+            return Outcome(True, NOTHING)  # the node gives no value
+        if content is ANY:
+            return UNSURE
+        if isinstance(content, Exact):
+            try:
+                value = self.walk.types[node.type](node, content.value)
+            except ParseError:
+                return IMPOSSIBLE
+            return Outcome(True, NOTHING) if value is None else Outcome(False, value)
+        kind = node.type or "any"
+        if kind == "object":
+            return self.object(node, content)
+        if kind == "array":
+            return self.array(node, content)
+        if isinstance(content, Open):
+            if kind in ("string", "any"):
+                return Outcome(False, OpenText(content.text))  # [STR-1], [ANY-1]
+            return Outcome(False, UNKNOWN)  # a number or a boolean: whole, at the end
+        if isinstance(content, Fields) and kind == "any":
+            return Outcome(False, fields_value(content))
+        if kind == "any":
+            return Outcome(False, UNKNOWN)
+        return IMPOSSIBLE  # [STR-1], [INT-3], [NUM-*], [BOOL-*]: an object or an array where text is needed
+
+    def object(self, node: Node, content: Any) -> Outcome:
+        value = OpenObject()
+        if isinstance(content, Open):
+            if not node.has_properties:  # [OBJ-3]
+                return IMPOSSIBLE
+            for name, child in node.properties:  # [OBJ-2]
+                if not self._put(value, name, self.node(child, content), name in node.required):
+                    return IMPOSSIBLE
+        elif isinstance(content, Fields):  # [OBJ-4]
+            fields = content.fields
+            for name, child in node.properties:
+                if child.has_const:
+                    outcome = Outcome(False, child.const)
+                elif name in fields:
+                    outcome = UNSURE if fields[name] is ANY else self.node(child, fields[name])
+                elif child.has_default:  # [OBJ-5]
+                    outcome = Outcome(False, child.default)
+                else:
+                    outcome = Outcome(True, NOTHING)
+                if not self._put(value, name, outcome, name in node.required):
+                    return IMPOSSIBLE
+            if node.additional is not False:  # [OBJ-6]
+                for name, item in fields.items():
+                    if name in node.property_names:
+                        continue
+                    if item is ANY:
+                        outcome = UNSURE
+                    elif node.additional is True:
+                        outcome = Outcome(False, described(item))
+                    else:
+                        outcome = self.node(node.additional, item)
+                    if not self._put(value, name, outcome, name in node.required):
+                        return IMPOSSIBLE
+            for name in node.required:  # [OBJ-7] a required key no field can give
+                if name not in value and name not in fields and name not in node.property_names:
+                    return IMPOSSIBLE
+        else:
+            return IMPOSSIBLE  # an object node needs a string or an object
+        return Outcome(False, value)
+
+    @staticmethod
+    def _put(value: OpenObject, name: str, outcome: Outcome, required: bool) -> bool:
+        """Put a property's outcome into the object's partial value; False when the object cannot succeed.
+        A required key cannot be missing from a successful result ([OBJ-7]), so its "no value" is dropped."""
+        if outcome.value is NOTHING:
+            return not (required or not outcome.none)
+        if (outcome.none and not required) or outcome.value is UNKNOWN:
+            return True
+        value[name] = outcome.value
+        return True
+
+    def array(self, node: Node, content: Any) -> Outcome:
+        if not isinstance(content, Items) or node.items is None:
+            return Outcome(False, UNKNOWN)  # [ARR-1] to [ARR-4]: decided at the end
+        value = OpenArray()
+        complete = True
+        for item in content.known:  # [ARR-2]
+            outcome = self.node(node.items, item)
+            if outcome.value is NOTHING and not outcome.none:
+                return IMPOSSIBLE
+            if complete:
+                part = item_value(outcome)
+                if part is UNKNOWN:
+                    complete = False
+                else:
+                    value.append(part)
+        if complete and not content.may_end and content.tails:
+            part = item_value(merged([self.node(node.items, tail) for tail in content.tails]))
+            if part is not UNKNOWN:
+                value.append(part)
+        return Outcome(False, value)
+
+
+def item_value(outcome: Outcome) -> Any:
+    """An array item's partial value: an item that gives no value is null ([ARR-2])."""
+    if outcome.none:
+        return None if outcome.value is NOTHING else UNKNOWN
+    return UNKNOWN if outcome.value is NOTHING else outcome.value
+
+
+def described(content: Any) -> Any:
+    if isinstance(content, Exact):
+        return content.value
+    if isinstance(content, Open):
+        return OpenText(content.text)
+    return UNKNOWN
+
+
+def fields_value(content: Fields) -> Any:
+    value = OpenObject()
+    for name, item in content.fields.items():
+        part = described(item)
+        if part is not UNKNOWN:
+            value[name] = part
+    return value
+
+
+def match_value(pattern: re.Pattern[str], program: Program, buffer: Buffer, entry: Entry) -> Any:
+    """[REGEX-5] The match value of one possible match, as a description."""
+    if pattern.groupindex:
+        return Fields(
+            {
+                name: group(program, buffer, entry, index)
+                for name, index in pattern.groupindex.items()
+                if group(program, buffer, entry, index) is not None
+            }
+        )
+    value = group(program, buffer, entry, 1)
+    return Exact(None) if value is None else value  # [REGEX-6]
+
+
+def group(program: Program, buffer: Buffer, entry: Entry, index: int) -> Any:
+    """Group ``index`` of a possible match: Exact text, Open text, ANY (it may still change), or None (it took
+    no part and cannot any more)."""
+    pc, regs, _ = entry
+    start, end = regs[2 * index], regs[2 * index + 1]
+    if pc >= 0 and program.reopens[pc] >> index & 1:
+        return ANY
+    if start is None:
+        return None
+    if end is None:
+        return Open(buffer, start)
+    return Exact(buffer.text[start:end])
+
+
+class Substitutions:
+    """[SUBS-2] on an open string: every replacement already certain, and the text no match can reach any more,
+    in ``out``; the rest waits. An opaque pattern stops the output where it is."""
+
+    def __init__(self, analysis: Analysis, node: Node, content: Open) -> None:
+        self.steps = []
+        source = content
+        for pattern, replacement in node.substitutions:
+            program = analysis.program(pattern)
+            step = Replacing(pattern, replacement, program, source)
+            self.steps.append(step)
+            source = Open(step.out, 0)
+        self.result = source
+
+    def advance(self) -> Open:
+        for step in self.steps:
+            step.advance()
+        return self.result
+
+
+class Replacing:
+    """One substitution pattern, applied as its input arrives."""
+
+    def __init__(self, pattern: re.Pattern[str], replacement: str, program: Program | None, source: Open) -> None:
+        self.program, self.source = program, source
+        self.template = _template(replacement, pattern)
+        self.out = Buffer()
+        self.done = source.base  # the input before this is in out
+        self.search = None if program is None else Search(program, source.buffer, source.base, source.base)
+
+    def advance(self) -> None:
+        if self.search is None:
+            return  # opaque: nothing more is certain
+        text = self.source.buffer.text
+        parts = [self.out.text]
+        while True:
+            self.search.advance()
+            if self.search.matched:
+                regs = self.search.entries[0][1]
+                parts.append(text[self.done : regs[0]])
+                parts.append(self._expand(text, regs))
+                self.done = regs[1]
+                empty = regs[0] == regs[1]
+                assert self.program is not None
+                self.search = Search(self.program, self.source.buffer, self.source.base, regs[1], must_advance=empty)
+                continue
+            starts = [regs[0] for pc, regs, _ in self.search.entries if regs[0] is not None]
+            reach = min(starts, default=self.search.position)
+            if reach > self.done:
+                parts.append(text[self.done : reach])
+                self.done = reach
+            break
+        self.out.text = "".join(parts)
+
+    def _expand(self, text: str, regs: tuple[Any, ...]) -> str:
+        out = []
+        for part in self.template:
+            if isinstance(part, str):
+                out.append(part)
+            else:
+                start, end = regs[2 * part], regs[2 * part + 1]
+                if start is not None and end is not None:
+                    out.append(text[start:end])
+        return "".join(out)
+
+
+def _template(replacement: str, pattern: re.Pattern[str]) -> list[str | int]:
+    """Python's reading of a replacement template: literal texts and group numbers, in order."""
+    parsed = parse_template(replacement, pattern)
+    if isinstance(parsed, list):  # Python 3.12 and later: literal, group, literal, ...
+        return [part for part in parsed if part != ""]
+    groups, literals = parsed  # pragma: no cover - Python 3.10 and 3.11
+    parts: list[Any] = list(literals)
+    for index, number in groups:
+        parts[index] = number
+    return [part for part in parts if part is not None and part != ""]
+
+
+class Iterator:
+    """[ITER-2] on an open string: the matches certain so far, and what the next one may be."""
+
+    def __init__(self, analysis: Analysis, pattern: re.Pattern[str], source: Open) -> None:
+        self.pattern, self.source = pattern, source
+        self.program = analysis.program(pattern)
+        self.known: list[Any] = []
+        self.search = None if self.program is None else Search(self.program, source.buffer, source.base, source.base)
+
+    def advance(self) -> Items:
+        if self.search is None or self.program is None:
+            return Items((), (ANY,), True)
+        buffer = self.source.buffer
+        while True:
+            self.search.advance()
+            if not self.search.matched:
+                break
+            entry = self.search.entries[0]
+            self.known.append(match_value(self.pattern, self.program, buffer, entry))
+            start, end = entry[1][0], entry[1][1]
+            self.search = Search(self.program, buffer, self.source.base, end, must_advance=start == end)
+        entries, more = self.search.candidates()
+        tails = tuple(match_value(self.pattern, self.program, buffer, entry) for entry in entries)
+        if more and not self.search.anchored:
+            tails += (ANY,)
+        return Items(tuple(self.known), tails, more)
+
+
+def json_complete(text: str) -> bool:
+    """Whether ``text`` is JSON that no continuation can change: it parses, and it ends with a closing bracket,
+    a closing quote or a literal, so more text is only whitespace or makes it fail ([JSON-1]). (A number may go
+    on; text that cannot become JSON is not told apart from a prefix: it fails at the end.)"""
+    stripped = text.rstrip(" \t\n\r")
+    if not stripped or stripped[-1] not in '}]"el':
+        return False
+    try:
+        parse_json(text)
+    except ValueError:
+        return False
+    return True

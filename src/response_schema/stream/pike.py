@@ -1,0 +1,744 @@
+"""Matching a pattern on text that is still arriving: an incremental Pike VM (SPEC.md [STREAM-6]).
+
+A pattern is compiled from Python's own parse of it into a small program, run as a Thompson simulation in
+leftmost-first priority order with capture registers, one character at a time, never re-reading what it has
+read. An assertion that needs text not yet seen (``$``, ``\\Z`` or ``\\b`` at the end of what arrived, a
+lookahead reaching past it) does not block: the thread goes on under a *condition*, dropped when the text
+refutes it. From the live threads a search lists every match the complete text can still give, in priority
+order (``candidates``), which is what lets a stream send a group's text before the match is decided.
+
+A construct this file does not model (backreferences, conditionals, atomic groups, possessive or empty-body
+loops, lookbehind, captures inside a lookaround, scoped flags, IGNORECASE) makes ``compile_program`` return
+None: the stage is *opaque*, and its node sends nothing until the output is complete ([STREAM-6])."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import re._constants as c  # type: ignore[import-not-found]
+    import re._parser as sre  # type: ignore[import-not-found]
+else:  # pragma: no cover - Python 3.10
+    import sre_constants as c
+    import sre_parse as sre
+
+MAX_PROGRAM = 4000  # instructions; a longer program (a large counted repeat) is opaque
+
+# Instruction kinds. An instruction is a tuple: (CHAR, test, next), (SPLIT, first, second), (JMP, to),
+# (SAVE, slot, next), (ASSERT, kind, next), (LOOK, program, negate, next), (MATCH,).
+CHAR, SPLIT, JMP, SAVE, ASSERT, LOOK, MATCH = range(7)
+# Assertion kinds.
+BOS, BOL, DOLLAR, EOL, EOS, BOUNDARY, NON_BOUNDARY = range(7)
+
+
+class Opaque(Exception):
+    """The pattern uses a construct the VM does not model."""
+
+
+def universal(char: str) -> bool:
+    """The test of ``.`` under DOTALL ([REGEX-1]): every character."""
+    return True
+
+
+@dataclass
+class Program:
+    code: list[tuple[Any, ...]]
+    slots: int  # 2 per group, group 0 included
+    anchored: bool  # every match starts at the search's first position (a leading ^ or \A, no MULTILINE)
+    ascii: bool  # the ASCII flag: \b reads \w as ASCII
+    literals: tuple[str, ...] | None  # the pattern is an alternation of literal texts (a fast lookahead)
+    reopens: list[int] = field(default_factory=list)  # per pc: bitmask of groups whose start it can reach
+    total: set[int] = field(default_factory=set)  # pcs from which every continuation reaches MATCH
+
+
+def compile_program(pattern: re.Pattern[str]) -> Program | None:
+    """The program of ``pattern``, or None when it is opaque."""
+    if pattern.flags & (re.IGNORECASE | re.LOCALE):
+        return None
+    try:
+        tree = sre.parse(pattern.pattern, pattern.flags)
+        return _Compiler(pattern.flags).program(tree, pattern.groups)
+    except (Opaque, RecursionError):
+        return None
+
+
+class _Compiler:
+    def __init__(self, flags: int) -> None:
+        self.code: list[list[Any]] = []
+        self.multiline = bool(flags & re.MULTILINE)
+        self.ascii = bool(flags & re.ASCII)
+
+    def program(self, tree: Any, groups: int) -> Program:
+        self.emit([SAVE, 0, None])
+        self.sequence(tree)
+        self.emit([SAVE, 1, None])
+        self.emit([MATCH])
+        code = self.link()
+        anchored = bool(tree) and tree[0][0] is c.AT and tree[0][1] in (c.AT_BEGINNING_STRING, c.AT_BEGINNING)
+        anchored = anchored and not (self.multiline and tree[0][1] is c.AT_BEGINNING)
+        program = Program(code, 2 * (groups + 1), anchored, self.ascii, _literals(tree))
+        program.reopens = _reopens(code, groups)
+        program.total = _total(code)
+        return program
+
+    def emit(self, inst: list[Any]) -> int:
+        self.code.append(inst)
+        if len(self.code) > MAX_PROGRAM:
+            raise Opaque("program too long")
+        return len(self.code) - 1
+
+    def link(self) -> list[tuple[Any, ...]]:
+        """Instructions whose ``next`` is None fall through to the following one."""
+        linked = []
+        for pc, inst in enumerate(self.code):
+            inst = list(inst)
+            if inst[0] in (CHAR, SAVE, ASSERT) and inst[2] is None:
+                inst[2] = pc + 1
+            if inst[0] is LOOK and inst[3] is None:
+                inst[3] = pc + 1
+            linked.append(tuple(inst))
+        return linked
+
+    def sequence(self, items: Any) -> None:
+        for op, arg in items:
+            self.item(op, arg)
+
+    def item(self, op: Any, arg: Any) -> None:
+        if op is c.LITERAL:
+            char = chr(arg)
+            self.emit([CHAR, char.__eq__, None])
+        elif op is c.NOT_LITERAL:
+            char = chr(arg)
+            self.emit([CHAR, char.__ne__, None])
+        elif op is c.ANY:
+            self.emit([CHAR, universal, None])  # DOTALL is always on ([REGEX-1])
+        elif op is c.IN:
+            self.emit([CHAR, _class_test(arg, self.ascii), None])
+        elif op is c.SUBPATTERN:
+            group, add_flags, del_flags, body = arg
+            if add_flags or del_flags:
+                raise Opaque("scoped flags")
+            if group is None:
+                self.sequence(body)
+            else:
+                self.emit([SAVE, 2 * group, None])
+                self.sequence(body)
+                self.emit([SAVE, 2 * group + 1, None])
+        elif op is c.BRANCH:
+            self.branch(arg[1])
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            self.repeat(arg, greedy=op is c.MAX_REPEAT)
+        elif op is c.AT:
+            self.emit([ASSERT, self.at(arg), None])
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            direction, body = arg
+            if direction != 1 or _has_group(body):
+                raise Opaque("lookbehind or a capture inside a lookaround")
+            sub = _Compiler(0)
+            sub.multiline, sub.ascii = self.multiline, self.ascii
+            inner = sub.program_body(body)
+            self.emit([LOOK, inner, op is c.ASSERT_NOT, None])
+        else:
+            raise Opaque(f"{op} is not modelled")
+
+    def program_body(self, body: Any) -> Program:
+        self.sequence(body)
+        self.emit([MATCH])
+        code = self.link()
+        program = Program(code, 2, True, self.ascii, _literals(body))
+        program.reopens = [0] * len(code)
+        program.total = _total(code)
+        return program
+
+    def at(self, code: Any) -> int:
+        if code is c.AT_BEGINNING:
+            return BOL if self.multiline else BOS
+        if code is c.AT_BEGINNING_STRING:
+            return BOS
+        if code is c.AT_END:
+            return EOL if self.multiline else DOLLAR
+        if code is c.AT_END_STRING:
+            return EOS
+        if code is c.AT_BOUNDARY:
+            return BOUNDARY
+        if code is c.AT_NON_BOUNDARY:
+            return NON_BOUNDARY
+        raise Opaque(f"{code} is not modelled")
+
+    def branch(self, alternatives: list[Any]) -> None:
+        jumps = []
+        for index, alternative in enumerate(alternatives):
+            if index < len(alternatives) - 1:
+                split = self.emit([SPLIT, None, None])
+                self.code[split][1] = len(self.code)
+                self.sequence(alternative)
+                jumps.append(self.emit([JMP, None]))
+                self.code[split][2] = len(self.code)
+            else:
+                self.sequence(alternative)
+        for jump in jumps:
+            self.code[jump][1] = len(self.code)
+
+    def repeat(self, arg: Any, greedy: bool) -> None:
+        low, high, body = arg
+        unbounded = high is c.MAXREPEAT
+        if (unbounded or high > 1) and _nullable(body):
+            raise Opaque("a repeated body that can match empty")  # CPython's empty-loop rules
+        for _ in range(low):
+            self.sequence(body)
+        if unbounded:
+            loop = self.emit([SPLIT, None, None])
+            self.sequence(body)
+            self.emit([JMP, loop])
+            self._order(loop, loop + 1, len(self.code), greedy)
+            return
+        exits = []
+        for _ in range(high - low):
+            split = self.emit([SPLIT, None, None])
+            exits.append(split)
+            self.sequence(body)
+        for split in exits:
+            self._order(split, split + 1, len(self.code), greedy)
+
+    def _order(self, split: int, body: int, out: int, greedy: bool) -> None:
+        self.code[split][1:3] = [body, out] if greedy else [out, body]
+
+
+def _class_test(items: Any, ascii_only: bool) -> Callable[[str], bool]:
+    """The test of a character class ``[...]`` (or ``\\d``, ``\\s``, ``\\w`` alone), as Python's re reads it."""
+    negate = False
+    chars: set[str] = set()
+    ranges: list[tuple[int, int]] = []
+    categories: list[Callable[[str], bool]] = []
+    for op, arg in items:
+        if op is c.NEGATE:
+            negate = True
+        elif op is c.LITERAL:
+            chars.add(chr(arg))
+        elif op is c.RANGE:
+            ranges.append(arg)
+        elif op is c.CATEGORY:
+            categories.append(_category(arg, ascii_only))
+        else:
+            raise Opaque(f"{op} in a class is not modelled")
+
+    def test(char: str) -> bool:
+        code = ord(char)
+        found = (
+            char in chars
+            or any(low <= code <= high for low, high in ranges)
+            or any(category(char) for category in categories)
+        )
+        return found != negate
+
+    return test
+
+
+_ASCII_SPACE = frozenset(" \t\n\r\f\v")
+
+
+def _word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _ascii_word(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char == "_")
+
+
+def _category(code: Any, ascii_only: bool) -> Callable[[str], bool]:
+    """Python's re categories: Unicode by default ([RE-*] appendix A), ASCII under the ASCII flag."""
+    tests: dict[Any, Callable[[str], bool]] = {
+        c.CATEGORY_DIGIT: (lambda ch: "0" <= ch <= "9") if ascii_only else str.isdecimal,
+        c.CATEGORY_SPACE: _ASCII_SPACE.__contains__ if ascii_only else str.isspace,
+        c.CATEGORY_WORD: _ascii_word if ascii_only else _word,
+    }
+    negated = {
+        c.CATEGORY_NOT_DIGIT: c.CATEGORY_DIGIT,
+        c.CATEGORY_NOT_SPACE: c.CATEGORY_SPACE,
+        c.CATEGORY_NOT_WORD: c.CATEGORY_WORD,
+    }
+    if code in tests:
+        return tests[code]
+    if code in negated:
+        positive = tests[negated[code]]
+        return lambda ch: not positive(ch)
+    raise Opaque(f"{code} is not modelled")
+
+
+def _has_group(items: Any) -> bool:
+    for op, arg in items:
+        if op is c.SUBPATTERN and (arg[0] is not None or _has_group(arg[3])):
+            return True
+        if op is c.BRANCH and any(_has_group(alternative) for alternative in arg[1]):
+            return True
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT) and _has_group(arg[2]):
+            return True
+        if op in (c.ASSERT, c.ASSERT_NOT) and _has_group(arg[1]):
+            return True
+    return False
+
+
+def _nullable(items: Any) -> bool:
+    """Whether a sequence can match the empty string."""
+    for op, arg in items:
+        if op in (c.LITERAL, c.NOT_LITERAL, c.ANY, c.IN):
+            return False
+        if op is c.SUBPATTERN and not _nullable(arg[3]):
+            return False
+        if op is c.BRANCH and not any(_nullable(alternative) for alternative in arg[1]):
+            return False
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT) and arg[0] > 0 and not _nullable(arg[2]):
+            return False
+    return True
+
+
+def _literals(items: Any) -> tuple[str, ...] | None:
+    """The texts of a pattern that is a finite set of plain literals (``<a>|<b>``, which Python's parser may
+    store as ``<`` then ``a>|b>``), else None."""
+    texts = [""]
+    for op, arg in items:
+        if op is c.LITERAL:
+            texts = [text + chr(arg) for text in texts]
+            continue
+        if op is c.SUBPATTERN and arg[0] is None and not (arg[1] or arg[2]):
+            options = _literals(arg[3])
+        elif op is c.BRANCH:
+            options = ()
+            for alternative in arg[1]:
+                found = _literals(alternative)
+                if found is None:
+                    return None
+                options += found
+        elif op is c.IN and len(arg) == 1 and arg[0][0] is c.LITERAL:
+            options = (chr(arg[0][1]),)
+        else:
+            return None
+        if options is None or len(texts) * len(options) > 256:
+            return None
+        texts = [text + option for text in texts for option in options]
+    if any(text == "" for text in texts):
+        return None
+    return tuple(texts)
+
+
+def _epsilon_edges(inst: tuple[Any, ...], at_end: bool) -> list[int]:
+    """The instructions reached without reading a character, for the analysis of ``total``: assertions pass only
+    when they surely hold (at the end of the text: ``$`` and ``\\Z``), lookaheads never."""
+    kind = inst[0]
+    if kind is SPLIT:
+        return [inst[1], inst[2]]
+    if kind is JMP:
+        return [inst[1]]
+    if kind is SAVE:
+        return [inst[2]]
+    if kind is ASSERT and at_end and inst[1] in (DOLLAR, EOL, EOS):
+        return [inst[2]]
+    return []
+
+
+def _closure(code: list[tuple[Any, ...]], pc: int, at_end: bool) -> set[int]:
+    seen = {pc}
+    stack = [pc]
+    while stack:
+        for target in _epsilon_edges(code[stack.pop()], at_end):
+            if target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return seen
+
+
+def _total(code: list[tuple[Any, ...]]) -> set[int]:
+    """The pcs from which a match is reached whatever text follows, the empty text included (a greatest fixed
+    point): at the end a MATCH is in reach, and otherwise a ``.`` leads back into the set."""
+    ends = {pc: any(code[q][0] is MATCH for q in _closure(code, pc, True)) for pc in range(len(code))}
+    steps = {
+        pc: [code[q][2] for q in _closure(code, pc, False) if code[q][0] is CHAR and code[q][1] is universal]
+        for pc in range(len(code))
+    }
+    total = {pc for pc in range(len(code)) if ends[pc]}
+    changed = True
+    while changed:
+        changed = False
+        for pc in list(total):
+            if not any(step in total for step in steps[pc]):
+                total.discard(pc)
+                changed = True
+    return total
+
+
+def _successors(inst: tuple[Any, ...]) -> list[int]:
+    kind = inst[0]
+    if kind is SPLIT:
+        return [inst[1], inst[2]]
+    if kind is JMP:
+        return [inst[1]]
+    if kind in (CHAR, SAVE, ASSERT):
+        return [inst[2]]
+    if kind is LOOK:
+        return [inst[3]]
+    return []
+
+
+def _reopens(code: list[tuple[Any, ...]], groups: int) -> list[int]:
+    """Per pc, the groups (as a bitmask) whose opening SAVE can still be reached from it."""
+    predecessors: list[list[int]] = [[] for _ in code]
+    for pc, inst in enumerate(code):
+        for target in _successors(inst):
+            predecessors[target].append(pc)
+    masks = [0] * len(code)
+    for pc, inst in enumerate(code):
+        if inst[0] is SAVE and inst[1] % 2 == 0 and inst[1] > 0:
+            bit = 1 << (inst[1] // 2)
+            stack = [pc]
+            seen = {pc}
+            while stack:
+                node = stack.pop()
+                masks[node] |= bit
+                for previous in predecessors[node]:
+                    if previous not in seen:
+                        seen.add(previous)
+                        stack.append(previous)
+    return masks
+
+
+class Buffer:
+    """Text that only grows: the output, or what a stage has certainly produced from it."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str = "") -> None:
+        self.text = text
+
+
+class Condition:
+    """What a thread assumed about text not yet seen; ``decide`` says True, False or None (not yet known)."""
+
+    __slots__ = ("buffer", "position")
+
+    def __init__(self, buffer: Buffer, position: int) -> None:
+        self.buffer = buffer
+        self.position = position
+
+    def decide(self) -> bool | None:
+        raise NotImplementedError
+
+    def holds_at_end(self) -> bool:
+        """Whether it holds if the text ends where it is now."""
+        return False
+
+
+class AtEnd(Condition):
+    """``\\Z``: the text ends here."""
+
+    __slots__ = ()
+
+    def decide(self) -> bool | None:
+        return None if len(self.buffer.text) == self.position else False
+
+    def holds_at_end(self) -> bool:
+        return len(self.buffer.text) == self.position
+
+
+class Dollar(Condition):
+    """``$`` without MULTILINE: the text ends here, or after one newline that is here."""
+
+    __slots__ = ()
+
+    def decide(self) -> bool | None:
+        text, at = self.buffer.text, self.position
+        if len(text) == at:
+            return None
+        if text[at] != "\n":
+            return False
+        return None if len(text) == at + 1 else False
+
+    def holds_at_end(self) -> bool:
+        return self.decide() is None
+
+
+class LineEnd(Condition):
+    """``$`` under MULTILINE: a newline here, or the end."""
+
+    __slots__ = ()
+
+    def decide(self) -> bool | None:
+        text = self.buffer.text
+        return None if len(text) == self.position else text[self.position] == "\n"
+
+    def holds_at_end(self) -> bool:
+        return len(self.buffer.text) == self.position
+
+
+class Boundary(Condition):
+    """``\\b`` (``want``) or ``\\B`` at the end of the text seen: the next character decides."""
+
+    __slots__ = ("before", "empty", "want", "word")
+
+    def __init__(self, buffer: Buffer, position: int, before: bool, want: bool, word: Callable[[str], bool]) -> None:
+        super().__init__(buffer, position)
+        self.before, self.want, self.word = before, want, word
+        self.empty = not before and position == 0  # set by the search: the text is empty so far
+
+    def decide(self) -> bool | None:
+        text = self.buffer.text
+        if len(text) == self.position:
+            return None
+        return (self.before != self.word(text[self.position])) == self.want
+
+    def holds_at_end(self) -> bool:
+        # Python's re: \B never matches in an empty string
+        return (
+            len(self.buffer.text) == self.position and self.before == self.want and not (self.empty and not self.want)
+        )
+
+
+class Lookahead(Condition):
+    """``(?=...)`` or ``(?!...)`` at a position: decided once the text there settles it."""
+
+    __slots__ = ("negate", "program", "search")
+
+    def __init__(self, buffer: Buffer, position: int, program: Program, negate: bool, base: int) -> None:
+        super().__init__(buffer, position)
+        self.program, self.negate = program, negate
+        self.search = None if program.literals is not None else Search(program, buffer, base, position, anchored=True)
+
+    def decide(self) -> bool | None:
+        found = self._found()
+        return None if found is None else found != self.negate
+
+    def holds_at_end(self) -> bool:
+        """A literal lookahead still open cannot find its text if the text ends here."""
+        return self.program.literals is not None and self.decide() is None and self.negate
+
+    def _found(self) -> bool | None:
+        text, at = self.buffer.text, self.position
+        if self.search is None:
+            assert self.program.literals is not None
+            seen = text[at:]
+            possible = False
+            for literal in self.program.literals:
+                if seen.startswith(literal):
+                    return True
+                possible = possible or literal.startswith(seen)
+            return None if possible else False
+        self.search.advance()
+        entries = self.search.entries
+        if any(pc < 0 and not conds for pc, _, conds in entries):
+            return True
+        return False if not entries else None
+
+
+NONE: frozenset[Condition] = frozenset()
+Entry = tuple[int, tuple[Any, ...], frozenset[Condition]]  # (pc, or -1 for a match found; registers; conditions)
+
+
+class Search:
+    """``pattern.search(text, start)`` on a text still arriving (``buffer.text[base:]`` so far), leftmost-first
+    as Python's re: ``entries`` are the live threads and the matches found, in priority order. ``advance``
+    reads what arrived since the last call."""
+
+    __slots__ = (
+        "_looks",
+        "anchored",
+        "base",
+        "buffer",
+        "code",
+        "entries",
+        "must_advance",
+        "pending",
+        "position",
+        "program",
+        "start",
+    )
+
+    def __init__(
+        self,
+        program: Program,
+        buffer: Buffer,
+        base: int,
+        start: int,
+        anchored: bool = False,
+        must_advance: bool = False,
+    ) -> None:
+        self.program, self.code, self.buffer = program, program.code, buffer
+        self.base, self.start, self.position = base, start, start
+        self.anchored = anchored or program.anchored
+        self.must_advance = must_advance  # after an empty match, a match at start must not be empty (finditer)
+        self.pending: dict[Condition, None] = {}  # an ordered set
+        self._looks: dict[tuple[int, int, bool], Condition] = {}
+        self.entries: list[Entry] = []
+        self._add(self.entries, {}, 0, (None,) * program.slots, NONE, start)
+
+    @property
+    def matched(self) -> bool:
+        """A match is certain: the search's result no longer depends on what follows."""
+        return bool(self.entries) and self.entries[0][0] < 0 and not self.entries[0][2]
+
+    def candidates(self) -> tuple[list[Entry], bool]:
+        """The entries the final match can still come from, in priority order, and whether the search may also
+        end with a match that starts later, or with none. An entry stops the list when it is a certain match, or
+        when, together with those before it, it matches whatever follows: a match that holds if the text ends
+        here, and a thread on ``.`` from which every continuation reaches a match."""
+        code, total = self.code, self.program.total
+        chosen: list[Entry] = []
+        at_end = step = False
+        for entry in self.entries:
+            chosen.append(entry)
+            pc, _, conds = entry
+            if pc < 0:
+                if not conds:
+                    return chosen, False
+                at_end = at_end or all(condition.holds_at_end() for condition in conds)
+            elif not conds and code[pc][1] is universal and code[pc][2] in total:
+                step = True
+            if at_end and step:
+                return chosen, False
+        return chosen, True
+
+    def advance(self) -> None:
+        text = self.buffer.text
+        if self.position == len(text):
+            return
+        self._resolve()
+        code = self.code
+        for index in range(self.position, len(text)):
+            char = text[index]
+            out: list[Entry] = []
+            seen: dict[int, list[frozenset[Condition]]] = {}
+            cut = False
+            for entry in self.entries:
+                pc = entry[0]
+                if pc < 0:
+                    out.append(entry)
+                    if not entry[2]:
+                        cut = True
+                        break
+                    continue
+                inst = code[pc]
+                if inst[1](char) and self._add(out, seen, inst[2], entry[1], entry[2], index + 1):
+                    cut = True
+                    break
+            if not cut and not self.anchored:
+                self._add(out, seen, 0, (None,) * self.program.slots, NONE, index + 1)
+            self.entries = out
+            self.position = index + 1
+            if not out and self.anchored:
+                break
+        self.position = len(text)
+        if self.pending:
+            self._resolve()
+
+    def _resolve(self) -> None:
+        """Drop the entries whose conditions the text refuted; forget the conditions it confirmed."""
+        decided = {}
+        for condition in self.pending:
+            verdict = condition.decide()
+            if verdict is not None:
+                decided[condition] = verdict
+        if not decided:
+            return
+        for condition in decided:
+            del self.pending[condition]
+        out: list[Entry] = []
+        for pc, regs, conds in self.entries:
+            if conds & decided.keys():
+                if any(decided.get(condition) is False for condition in conds):
+                    continue
+                conds = frozenset(condition for condition in conds if condition not in decided)
+            out.append((pc, regs, conds))
+            if pc < 0 and not conds:
+                break
+        self.entries = out
+
+    def _add(
+        self,
+        out: list[Entry],
+        seen: dict[int, list[frozenset[Condition]]],
+        pc: int,
+        regs: tuple[Any, ...],
+        conds: frozenset[Condition],
+        position: int,
+    ) -> bool:
+        """Add the thread at ``pc`` and everything it reaches without reading, in priority order; True when it
+        found a certain match (which cuts every thread after it)."""
+        code = self.code
+        stack = [(pc, regs, conds)]
+        while stack:
+            pc, regs, conds = stack.pop()
+            prior = seen.get(pc)
+            if prior is None:
+                seen[pc] = [conds]
+            elif any(earlier <= conds for earlier in prior):
+                continue  # a thread before it does everything it would
+            else:
+                prior.append(conds)
+            inst = code[pc]
+            kind = inst[0]
+            if kind is CHAR:
+                out.append((pc, regs, conds))
+            elif kind is SPLIT:
+                stack.append((inst[2], regs, conds))
+                stack.append((inst[1], regs, conds))
+            elif kind is JMP:
+                stack.append((inst[1], regs, conds))
+            elif kind is SAVE:
+                slot = inst[1]
+                if slot % 2:
+                    regs = (*regs[:slot], position, *regs[slot + 1 :])
+                else:  # a group (re)opens: its end is not known any more
+                    regs = (*regs[:slot], position, None, *regs[slot + 2 :])
+                stack.append((inst[2], regs, conds))
+            elif kind is MATCH:
+                if self.must_advance and position == self.start and regs[0] == self.start:
+                    continue
+                out.append((-1, regs, conds))
+                if not conds:
+                    return True
+            else:
+                verdict = self._assert(inst, position) if kind is ASSERT else self._look(inst, position)
+                if verdict is True:
+                    stack.append((inst[-1], regs, conds))
+                elif verdict is not False:
+                    stack.append((inst[-1], regs, conds | {verdict}))
+        return False
+
+    def _assert(self, inst: tuple[Any, ...], at: int) -> bool | Condition:
+        kind, text = inst[1], self.buffer.text
+        if kind is BOS:
+            return at == self.base
+        if kind is BOL:
+            return at == self.base or text[at - 1] == "\n"
+        if kind in (BOUNDARY, NON_BOUNDARY):
+            word = _ascii_word if self.program.ascii else _word
+            before = at > self.base and word(text[at - 1])
+            boundary = Boundary(self.buffer, at, before, kind is BOUNDARY, word)
+            boundary.empty = at == self.base
+            condition: Condition = boundary
+        elif kind is DOLLAR:
+            condition = Dollar(self.buffer, at)
+        elif kind is EOL:
+            condition = LineEnd(self.buffer, at)
+        else:
+            condition = AtEnd(self.buffer, at)
+        return self._pending(condition)
+
+    def _look(self, inst: tuple[Any, ...], at: int) -> bool | Condition:
+        key = (id(inst[1]), at, inst[2])
+        condition = self._looks.get(key)
+        if condition is None:
+            condition = Lookahead(self.buffer, at, inst[1], inst[2], self.base)
+            if len(self._looks) > 64:  # only the lookaheads at the last positions can be met again
+                self._looks = {k: v for k, v in self._looks.items() if k[1] >= self.position - 1}
+            self._looks[key] = condition
+        return self._pending(condition)
+
+    def _pending(self, condition: Condition) -> bool | Condition:
+        verdict = condition.decide()
+        if verdict is None:
+            self.pending[condition] = None
+            return condition
+        return verdict

@@ -1,0 +1,111 @@
+"""The incremental Pike VM (stream/pike.py) against Python's re: on random patterns and texts cut at every
+point, the match the complete text gives is always one the search listed as possible ([STREAM-3] rests on it),
+and the search ends where re.search does."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import pytest
+
+from response_schema.stream.pike import Buffer, Search, compile_program
+
+ATOMS = ["a", "b", "<", ">", " ", "\\s", "\\d", "\\w", "[^<]", "[a-c]", ".", "\\n", "(?:ab|a)", "x"]
+ALPHABET = "ab< >1x\n_é"
+LOOKS = ["<", "ab", "a|<b", "\\s*<"]
+
+
+def random_pattern(rng: random.Random, depth: int = 0) -> str:
+    parts = []
+    for _ in range(rng.randint(1, 4)):
+        roll = rng.random()
+        if roll < 0.45 or depth > 2:
+            part = rng.choice(ATOMS)
+        elif roll < 0.6:
+            part = f"({random_pattern(rng, depth + 1)})"
+        elif roll < 0.7:
+            part = f"(?:{random_pattern(rng, depth + 1)}|{random_pattern(rng, depth + 1)})"
+        elif roll < 0.8:
+            part = "(?" + rng.choice("=!") + rng.choice(LOOKS) + ")"
+        else:
+            part = rng.choice(["^", "$", "\\Z", "\\A", "\\b", "\\B"])
+        if part[-1] not in "^$ZAbB)" or (part.endswith(")") and not part.startswith("(?=")):
+            part += rng.choice(["", "", "*", "+", "?", "*?", "+?", "??", "{1,2}", "{2}"])
+        parts.append(part)
+    return "".join(parts)
+
+
+def spans(match: re.Match[str] | None, groups: int) -> Any:
+    if match is None:
+        return None
+    return tuple(bound for index in range(groups + 1) for bound in match.span(index))
+
+
+def registers(regs: tuple[Any, ...]) -> tuple[int, ...]:
+    return tuple(-1 if bound is None else bound for bound in regs)
+
+
+def consistent(final: tuple[int, ...], entry: Any) -> bool:
+    """Whether the final match can be where this entry leads: a found match is it, a thread has its start and
+    the groups it closed for good."""
+    pc, regs, _ = entry
+    if pc < 0:
+        return registers(regs) == final
+    return regs[0] == final[0]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_final_match_is_always_among_the_candidates(seed: int) -> None:
+    rng = random.Random(seed)
+    checked = 0
+    for _ in range(250):
+        source = random_pattern(rng)
+        flags = re.DOTALL | rng.choice([0, 0, re.MULTILINE, re.ASCII])
+        try:
+            pattern = re.compile(source, flags)
+        except re.error:
+            continue
+        program = compile_program(pattern)
+        if program is None:
+            continue
+        for _ in range(6):
+            text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 10)))
+            final = spans(pattern.search(text), pattern.groups)
+            buffer = Buffer()
+            search = Search(program, buffer, 0, 0)
+            for cut in range(len(text) + 1):
+                buffer.text = text[:cut]
+                search.advance()
+                entries, more = search.candidates()
+                if final is None:
+                    assert more or not entries, (source, text, cut)
+                else:
+                    assert more or any(consistent(final, entry) for entry in entries), (source, text, cut)
+            ends = [entry for entry in search.entries if entry[0] < 0 and all(c.holds_at_end() for c in entry[2])]
+            lost = all(
+                c.holds_at_end() or c.decide() is None for entry in search.entries for c in entry[2]
+            )  # a lookahead the VM cannot settle at the end is left to the one-shot parse
+            if ends and lost:
+                assert registers(ends[0][1]) == final, (source, text)
+            checked += 1
+    assert checked > 300
+
+
+def test_what_the_vm_does_not_model_is_opaque() -> None:
+    for source in [r"(a)\1", r"(?<=a)b", r"(?i)a", r"(?>a)", r"a++", r"(a*)*", r"(a)?(?(1)a|b)", r"(?=(a))"]:
+        assert compile_program(re.compile(source, re.DOTALL)) is None, source
+    assert compile_program(re.compile("a{5000}", re.DOTALL)) is None
+
+
+def test_a_lookahead_with_a_pattern_inside_is_decided_as_text_arrives() -> None:
+    pattern = re.compile(r"(a+?)(?=\d+x)", re.DOTALL)
+    program = compile_program(pattern)
+    assert program is not None
+    buffer = Buffer()
+    search = Search(program, buffer, 0, 0)
+    for text in ["aa", "aa1", "aa12", "aa12x"]:
+        buffer.text = text
+        search.advance()
+    assert search.matched and registers(search.entries[0][1]) == spans(pattern.search("aa12x"), 1)
