@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from library_formats import CATEGORIES, FAMILIES, WEATHER
 
 import response_schema as rs
 from response_schema.harness.streaming import chunkings, part_of
+from response_schema.jsontext import json_equal
 from response_schema.openai import OpenAIStream
 from response_schema.stream import StreamFinished, apply, changes
 
@@ -193,7 +195,7 @@ def test_the_stream_command_prints_openai_deltas_as_they_come(tmp_path: Path) ->
 
 def test_conformance_run_stream_passes_the_reference(tmp_path: Path) -> None:
     report = tmp_path / "r.jsonl"
-    result = cli("conformance", "run", "--stream", "--report", str(report))
+    result = cli("conformance", "run", "--stream", "-k", "stream.", "-k", "fmt.qwen3.", "--report", str(report))
     assert result.returncode == 0, result.stdout + result.stderr
     head = json.loads(report.read_text(encoding="utf-8").splitlines()[0])
     assert head["options"]["stream"] is True
@@ -297,3 +299,38 @@ def test_streamed_judges_each_test_in_process() -> None:  # [STREAM-3], [STREAM-
     wrong = Streamed(Reference.info, _Wrong).run(group, tests[:1], 5.0)[0]
     assert wrong == {"output": {"content": "other"}}  # every chunking agrees: the runner judges it a fail
     assert good.stderr_tail() == "" and good.start() is None and good.stop() is None
+
+
+def test_every_corpus_case_streams_soundly_in_process() -> None:  # [STREAM-3], [STREAM-4], [STREAM-5]
+    """Every case, fed 3 characters at a time: each partial value is a part of the one-shot result and of the
+    next, and the end is the one-shot result or its error. (conformance run --stream tries every chunking.)"""
+    from response_schema.harness.corpus import corpus_dir, load
+
+    judged = 0
+    for group in load([corpus_dir()]).groups:
+        try:
+            parser = rs.compile(group.schema)
+        except rs.SchemaError:
+            continue
+        for test in group.tests:
+            try:
+                expected: Any = parser.parse(test.input, test.prefix)
+            except rs.ParseError as error:
+                expected = error
+            stream = parser.stream(test.prefix)
+            sent: Any = None
+            for at in range(0, len(test.input), 3):
+                stream.feed(test.input[at : at + 3])
+                assert part_of(sent, stream.message), test.id
+                sent = copy.deepcopy(stream.message)
+                if not isinstance(expected, rs.ParseError):
+                    assert part_of(sent, expected), (test.id, sent)
+            if isinstance(expected, rs.ParseError):
+                with pytest.raises(rs.ParseError) as caught:
+                    stream.finish()
+                assert (caught.value.category, caught.value.path) == (expected.category, expected.path), test.id
+            else:
+                stream.finish()
+                assert json_equal(stream.message, expected), test.id
+            judged += 1
+    assert judged > 700

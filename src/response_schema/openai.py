@@ -73,6 +73,8 @@ class OpenAIStream:
             name = function.get("name")
             if not isinstance(name, str) or not (finished or f"{where}/name" in self._ended):
                 return []
+            if "id" in call and not (finished or f"/tool_calls/{index}/id" in self._ended):
+                return []  # the call's own id is still arriving: it goes whole into the header
             ident = call.get("id") if isinstance(call.get("id"), str) else self.make_id(index)
             header = {"index": index, "id": ident, "type": "function", "function": {"name": name, "arguments": ""}}
             out.append({"tool_calls": [header]})
