@@ -53,6 +53,7 @@ class Program:
     literals: tuple[str, ...] | None  # the pattern is an alternation of literal texts (a fast lookahead)
     reopens: list[int] = field(default_factory=list)  # per pc: bitmask of groups whose start it can reach
     total: set[int] = field(default_factory=set)  # pcs from which every continuation reaches MATCH
+    first: re.Pattern[str] | None = None  # the characters a match can begin with, when only literals can
 
 
 def compile_program(pattern: re.Pattern[str]) -> Program | None:
@@ -83,6 +84,7 @@ class _Compiler:
         program = Program(code, 2 * (groups + 1), anchored, self.ascii, _literals(tree))
         program.reopens = _reopens(code, groups)
         program.total = _total(code)
+        program.first = _first(code)
         return program
 
     def emit(self, inst: list[Any]) -> int:
@@ -370,6 +372,22 @@ def _total(code: list[tuple[Any, ...]]) -> set[int]:
     return total
 
 
+def _first(code: list[tuple[Any, ...]]) -> re.Pattern[str] | None:
+    """A class of the characters a match can begin with, when the start reaches only literal characters (no
+    assertion, no class, no empty match): a search with no live thread skips to the next of them."""
+    chars = []
+    for pc in _closure(code, 0, False):
+        kind = code[pc][0]
+        if kind is CHAR:
+            test = code[pc][1]
+            if getattr(test, "__name__", "") != "__eq__" or not isinstance(getattr(test, "__self__", None), str):
+                return None
+            chars.append(test.__self__)
+        elif kind not in (SPLIT, JMP, SAVE):
+            return None
+    return re.compile("[" + "".join(re.escape(char) for char in sorted(set(chars))) + "]") if chars else None
+
+
 def _successors(inst: tuple[Any, ...]) -> list[int]:
     kind = inst[0]
     if kind is SPLIT:
@@ -544,6 +562,7 @@ class Search:
     __slots__ = (
         "_looks",
         "anchored",
+        "idle",
         "base",
         "buffer",
         "code",
@@ -570,8 +589,8 @@ class Search:
         self.must_advance = must_advance  # after an empty match, a match at start must not be empty (finditer)
         self.pending: dict[Condition, None] = {}  # an ordered set
         self._looks: dict[tuple[int, int, bool], Condition] = {}
-        self.entries: list[Entry] = []
-        self._add(self.entries, {}, 0, (None,) * program.slots, NONE, start)
+        self.entries = self._fresh(start)
+        self.idle = not self.anchored  # no thread but a fresh start's
 
     @property
     def matched(self) -> bool:
@@ -604,8 +623,15 @@ class Search:
         if self.position == len(text):
             return
         self._resolve()
-        code = self.code
-        for index in range(self.position, len(text)):
+        code, first = self.code, self.program.first
+        index, end = self.position, len(text)
+        while index < end:
+            if self.idle and first is not None:  # only a fresh start waits: skip to where one can begin
+                found = first.search(text, index)
+                index = end if found is None else found.start()
+                self.entries = self._fresh(index)
+                if index == end:
+                    break
             char = text[index]
             out: list[Entry] = []
             seen: dict[int, list[frozenset[Condition]]] = {}
@@ -622,15 +648,22 @@ class Search:
                 if inst[1](char) and self._add(out, seen, inst[2], entry[1], entry[2], index + 1):
                     cut = True
                     break
+            self.idle = not out and not cut
             if not cut and not self.anchored:
                 self._add(out, seen, 0, (None,) * self.program.slots, NONE, index + 1)
             self.entries = out
-            self.position = index + 1
+            index += 1
             if not out and self.anchored:
                 break
-        self.position = len(text)
+        self.position = end
         if self.pending:
             self._resolve()
+
+    def _fresh(self, position: int) -> list[Entry]:
+        """The threads of a match starting at ``position``."""
+        out: list[Entry] = []
+        self._add(out, {}, 0, (None,) * self.program.slots, NONE, position)
+        return out
 
     def _resolve(self) -> None:
         """Drop the entries whose conditions the text refuted; forget the conditions it confirmed."""
