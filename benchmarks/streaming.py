@@ -1,0 +1,140 @@
+"""Streaming measured (BENCHMARKS.md, "Streaming"): lag per library family, and cost per character.
+
+    python benchmarks/streaming.py [--quick] [--json FILE]
+
+Lag: every behaviour output that tests/library_formats.py writes for a family, and that parses, is fed one
+character at a time. A character of `content`, `thinking` or a call's `name` that stands at text position p
+(where the value stands in the text whole) and that the stream sent once it had n characters lags n - (p + 1)
+characters; sent at `finish`, it lags by what followed it. Cost: microseconds per character of the output fed
+in 4-character chunks, beside one one-shot parse of the whole output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import response_schema as rs
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
+from library_formats import CATEGORIES, FAMILIES
+
+
+def leaves(message: Any) -> dict[str, str]:
+    """The strings whose lag is measured, by path."""
+    found = {}
+    if isinstance(message, dict):
+        for key in ("content", "thinking"):
+            if isinstance(message.get(key), str):
+                found[key] = message[key]
+        for index, call in enumerate(message.get("tool_calls") or []):
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and isinstance(function.get("name"), str):
+                found[f"tool_calls/{index}/name"] = function["name"]
+    return found
+
+
+def lags(parser: rs.Parser, prefix: str, text: str) -> dict[str, list[int]]:
+    """The lag of every measured character, by kind (content, thinking, name)."""
+    whole = prefix + text
+    final = leaves(parser.parse(text, prefix))
+    sent_at: dict[str, list[int]] = {path: [] for path in final}
+    stream = parser.stream(prefix)
+    for index, char in enumerate(text):
+        stream.feed(char)
+        now = leaves(stream.message)
+        for path, value in now.items():
+            if path in sent_at:
+                sent_at[path] += [len(prefix) + index + 1] * (len(value) - len(sent_at[path]))
+    stream.finish()
+    out: dict[str, list[int]] = {}
+    for path, value in final.items():
+        where = whole.find(value) if value else -1
+        if where < 0:
+            continue
+        times = sent_at[path] + [len(whole)] * (len(value) - len(sent_at[path]))
+        kind = path.rsplit("/", 1)[-1]
+        out.setdefault(kind, []).extend(at - (where + offset + 1) for offset, at in enumerate(times))
+    return out
+
+
+def bench_lag() -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for family in FAMILIES:
+        parser = rs.compile(rs.schemas.load(family.name))
+        kinds: dict[str, list[int]] = {}
+        outputs = 0
+        for _, _, build in CATEGORIES:
+            built = build(family)
+            if not built:
+                continue
+            prefix, text = built
+            try:
+                measured = lags(parser, prefix, text)
+            except rs.ParseError:
+                continue
+            outputs += 1
+            for kind, values in measured.items():
+                kinds.setdefault(kind, []).extend(values)
+        results[family.name] = {
+            "outputs": outputs,
+            **{kind: {"mean": statistics.fmean(v), "max": max(v), "chars": len(v)} for kind, v in kinds.items() if v},
+        }
+    return results
+
+
+def scaled(size: int) -> str:
+    unit = "Checking the forecast for the coast, then the hills. "
+    thinking = (unit * (size // 2 // len(unit) + 1))[: size // 2]
+    content = (unit * (size // 2 // len(unit) + 1))[: size // 2]
+    return f"<think>\n{thinking}\n</think>\n\n{content}<|im_end|>"
+
+
+def bench_cost(sizes: list[int]) -> dict[str, Any]:
+    parser = rs.compile(rs.schemas.load("qwen3"))
+    rows = {}
+    for size in sizes:
+        text = scaled(size)
+        start = time.perf_counter()
+        stream = parser.stream()
+        for at in range(0, len(text), 4):
+            stream.feed(text[at : at + 4])
+        stream.finish()
+        streamed = time.perf_counter() - start
+        start = time.perf_counter()
+        parser.parse(text)
+        once = time.perf_counter() - start
+        rows[str(size)] = {"us_per_char": streamed / len(text) * 1e6, "one_shot_us_per_char": once / len(text) * 1e6}
+    return rows
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    options.add_argument("--quick", action="store_true", help="sizes up to 10 KB only")
+    options.add_argument("--json", type=Path, help="write the results here too")
+    args = options.parse_args()
+    lag = bench_lag()
+    print("| family | outputs | content lag mean / max | thinking lag mean / max | name lag mean / max |")
+    print("|---|---:|---:|---:|---:|")
+    for name, row in lag.items():
+        cells = [
+            f"{row[kind]['mean']:.2f} / {row[kind]['max']}" if kind in row else "-"
+            for kind in ("content", "thinking", "name")
+        ]
+        print(f"| {name} | {row['outputs']} | " + " | ".join(cells) + " |")
+    sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000]
+    cost = bench_cost(sizes)
+    print("\n| output size | stream, µs per char (4-char chunks) | one-shot parse, µs per char |")
+    print("|---:|---:|---:|")
+    for size, row in cost.items():
+        print(f"| {int(size):,} | {row['us_per_char']:.1f} | {row['one_shot_us_per_char']:.2f} |")
+    if args.json:
+        args.json.write_text(json.dumps({"lag": lag, "cost": cost}, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
