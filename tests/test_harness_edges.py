@@ -85,7 +85,7 @@ def test_serve_ends_at_end_of_input() -> None:
 @pytest.mark.parametrize(
     ("hello", "message"),
     [
-        ('{"protocol": 2, "implementation": {}, "features": []}', "hello answered protocol 2"),
+        ('{"protocol": 3, "implementation": {}, "features": []}', "hello answered protocol 3"),
         ('{"protocol": 1, "implementation": "me", "features": []}', "needs an implementation object"),
     ],
 )

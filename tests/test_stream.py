@@ -245,8 +245,31 @@ def test_conformance_run_stream_catches_and_minimises_a_retraction(tmp_path: Pat
     assert message.startswith('chunks ["\\n<tool_call>') and "[STREAM-3] after chunk 1" in message  # merged to one
     no_stream = cli("conformance", "run", "--stream", "--python", "response_schema:parse")
     assert no_stream.returncode == 2 and "has no STREAM" in no_stream.stderr
-    command = cli("conformance", "run", "--stream", "--command", "node js/bin/serve.js")
-    assert command.returncode == 2 and "no stream command" in command.stderr
+    command = cli("conformance", "run", "--stream", "--command", "node js/bin/serve.js", "-k", "stream.")
+    assert command.returncode == 2 and "nothing was judged" in command.stderr  # protocol 1: unsupported, not failed
+    assert "14 unsupported" in command.stdout
+
+
+def test_protocol_2_streams_through_a_process() -> None:  # PROTOCOL.md, "stream"
+    serve = f"{sys.executable} -m response_schema conformance serve"
+    served = cli("conformance", "run", "--stream", "--command", serve, "-k", "stream.", "-k", "fmt.qwen3.behaviour.one")
+    assert served.returncode == 0 and "pass" in served.stdout and "unsupported" not in served.stdout, served.stdout
+    requests = [
+        {"cmd": "hello", "protocol": 1, "protocols": [1, 2]},
+        {"cmd": "stream", "seq": 1, "group": "g", "schema": {"type": "string", "x-regex": "a(.*)"}, "test": "t",
+         "prefix": "", "chunkings": [["ab", "c"], ["abc"]]},
+    ]  # fmt: skip
+    lines = "".join(json.dumps(line) + "\n" for line in requests)
+    answer = subprocess.run([sys.executable, "-m", "response_schema", "conformance", "serve"], capture_output=True,
+                            text=True, input=lines, timeout=60)  # fmt: skip
+    hello, streamed = (json.loads(line) for line in answer.stdout.splitlines())
+    assert hello["protocol"] == 2
+    assert streamed == {"seq": 1, "results": [{"partials": ["b", "bc"], "end": {"output": "bc"}},
+                                              {"partials": ["bc"], "end": {"output": "bc"}}]}  # fmt: skip
+    old = subprocess.run([sys.executable, "-m", "response_schema", "conformance", "serve"], capture_output=True,
+                         text=True, input=json.dumps({"cmd": "hello", "protocol": 1}) + "\n" + json.dumps(requests[1])
+                         + "\n", timeout=60)  # fmt: skip
+    assert json.loads(old.stdout)["protocol"] == 1 and "stream is protocol 2" in old.stderr and old.returncode == 2
 
 
 def test_changes_and_apply_grow_a_partial_value() -> None:  # [STREAM-7]
@@ -288,15 +311,15 @@ class _Wrong(_Early):
 def test_streamed_judges_each_test_in_process() -> None:  # [STREAM-3], [STREAM-4]
     from response_schema.harness.corpus import corpus_dir, load
     from response_schema.harness.implementations import Reference
-    from response_schema.harness.streaming import Streamed
+    from response_schema.harness.streaming import Streamed, in_process
 
     group = next(group for group in load([corpus_dir()]).groups if group.id == "stream.regions")
     tests = list(group.tests)
-    good = Streamed(Reference.info, lambda schema, prefix: rs.compile(schema).stream(prefix))
+    good = Streamed(Reference(), in_process(lambda schema, prefix: rs.compile(schema).stream(prefix)))
     assert all(outcome.get("error", {}).get("phase") != "stream" for outcome in good.run(group, tests, 5.0))
-    early = Streamed(Reference.info, _Early).run(group, tests[:1], 5.0)[0]
+    early = Streamed(Reference(), in_process(_Early)).run(group, tests[:1], 5.0)[0]
     assert early["error"]["phase"] == "stream" and "[STREAM-3]" in early["error"]["message"]
-    wrong = Streamed(Reference.info, _Wrong).run(group, tests[:1], 5.0)[0]
+    wrong = Streamed(Reference(), in_process(_Wrong)).run(group, tests[:1], 5.0)[0]
     assert wrong == {"output": {"content": "other"}}  # every chunking agrees: the runner judges it a fail
     assert good.stderr_tail() == "" and good.start() is None and good.stop() is None
 

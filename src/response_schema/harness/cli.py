@@ -23,7 +23,7 @@ from .report import Terminal, footer, header, jsonl_text, junit_text, markdown_t
 from .runner import Implementation, Interrupted, Options, Runner, StartFailure, interruptible, run_cases
 from .serve import serve
 from .spec import read_spec, spec_path
-from .streaming import Streamed
+from .streaming import Streamed, in_process
 from .verdict import KNOWN_STATUSES, read_known_failures
 
 EXIT_OK, EXIT_FAIL, EXIT_HARNESS = 0, 1, 2
@@ -123,7 +123,8 @@ def _argument_parser() -> CommandLine:
         "--stream",
         action="store_true",
         help="judge streaming (SPEC section 14): each test streamed under many chunkings, checked after every "
-        "chunk; the reference and --python implementations with STREAM (protocol streaming is not there yet)",
+        "chunk; the reference, a --python implementation with STREAM, or a --command that speaks protocol 2 "
+        "(one that does not is unsupported)",
     )
     run.add_argument(
         "--allow-unrecorded",
@@ -290,7 +291,7 @@ def _run(args: argparse.Namespace) -> int:
     except (OSError, ValueError, FileProblem) as exc:
         return _harness_error(str(exc))
     terminal = Terminal(sys.stdout, total, args.show, args.strict)
-    options = Options(args.timeout, args.max_restarts, known)
+    options = Options(args.timeout, args.max_restarts, known, stream=args.stream)
     try:
         with interruptible():
             run = run_cases(implementation, selection, options, lambda result: terminal.progress(result.status))
@@ -401,9 +402,10 @@ def _adapter_check(args: argparse.Namespace) -> int:
 
 def _implementation(args: argparse.Namespace) -> Implementation:
     if args.command is not None:
-        if getattr(args, "stream", False):
-            raise ValueError("--stream takes the reference or --python: protocol v1 has no stream command yet")
-        return Subprocess(args.command, args.startup_timeout)
+        process = Subprocess(args.command, args.startup_timeout)
+        if getattr(args, "stream", False):  # protocol 2's stream command; a version 1 process is unsupported
+            return Streamed(process, lambda group, test, cuts, timeout: process.stream(group, test, cuts, timeout))
+        return process
     inner: Reference | PythonCallable = Reference()
     if args.python is not None:
         try:
@@ -414,7 +416,7 @@ def _implementation(args: argparse.Namespace) -> Implementation:
         return Forked(inner)
     if inner.open_stream is None:
         raise ValueError(f"--stream: {args.python} has no STREAM (PROTOCOL.md, in-process Python implementations)")
-    return Forked(Streamed(inner.info, inner.open_stream))
+    return Forked(Streamed(inner, in_process(inner.open_stream)))
 
 
 def _harness_error(message: str) -> int:

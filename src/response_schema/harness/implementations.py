@@ -21,7 +21,18 @@ from ..jsontext import TooDeep, dumps, load_strict
 from ..stream import Stream
 from .corpus import Group, Test
 from .expect import Outcome, reference_outcomes
-from .protocol import ANSWER_DEPTH, LINE_LIMIT, Info, ProtocolFailure, hello_request, info_of, run_request, run_results
+from .protocol import (
+    ANSWER_DEPTH,
+    LINE_LIMIT,
+    Info,
+    ProtocolFailure,
+    hello_request,
+    info_of,
+    run_request,
+    run_results,
+    stream_request,
+    stream_results,
+)
 
 STDERR_KEEP = 64 * 1024  # how much of an implementation's stderr is kept, from the end
 
@@ -42,7 +53,7 @@ class InProcess:
 class Reference(InProcess):
     """The bundled reference, in process."""
 
-    info = Info("response-schema", __version__, "python", FEATURES)
+    info = Info("response-schema", __version__, "python", FEATURES, streams=True)
 
     def run(self, group: Group, tests: list[Test], timeout: float) -> list[Outcome]:
         return reference_outcomes(group.schema, [test.text for test in tests])
@@ -76,6 +87,7 @@ class PythonCallable(InProcess):
             language="python",
             features=frozenset(getattr(module, "FEATURES", ())),
             categorizes_errors=bool(getattr(module, "CATEGORIZES_ERRORS", True)),
+            streams=self.open_stream is not None,
         )
 
     def run(self, group: Group, tests: list[Test], timeout: float) -> list[Outcome]:
@@ -126,6 +138,14 @@ class Subprocess:
         self.seq += 1
         answer = self.request(run_request(self.seq, group, tests), timeout * len(tests))
         return run_results(answer, self.seq, len(tests))
+
+    def stream(
+        self, group: Group, test: Test, chunkings: list[list[str]], timeout: float
+    ) -> list[tuple[list[Any], Any]]:
+        """Protocol 2: the test streamed once per chunking."""
+        self.seq += 1
+        answer = self.request(stream_request(self.seq, group, test, chunkings), timeout * len(chunkings))
+        return stream_results(answer, self.seq, chunkings)
 
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         process = self.process

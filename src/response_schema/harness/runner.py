@@ -34,6 +34,7 @@ class Options:
     timeout: float = 5.0
     max_restarts: int = 10
     known_failures: dict[str, KnownFailure] = field(default_factory=dict)
+    stream: bool = False  # conformance run --stream: an implementation that does not stream is unsupported
 
 
 class StartFailure(Exception):
@@ -154,9 +155,12 @@ class Runner:
             self.implementation.stop()
 
     def run_group(self, group: Group, tests: list[Test]) -> list[Result]:
-        features = self.implementation.info.features
-        results = {test.id: Result(test, Status.UNSUPPORTED) for test in tests if not test.features <= features}
-        supported = [test for test in tests if test.features <= features]
+        info = self.implementation.info
+        judged = not self.options.stream or info.streams
+        results = {test.id: Result(test, Status.UNSUPPORTED) for test in tests if not test.features <= info.features}
+        supported = [test for test in tests if test.features <= info.features] if judged else []
+        results |= {test.id: Result(test, Status.UNSUPPORTED, message="it does not stream") for test in tests
+                    if not judged}  # fmt: skip
         if supported:
             for result in self.batch(group, supported):
                 results[result.test.id] = result

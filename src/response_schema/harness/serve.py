@@ -1,5 +1,5 @@
-"""`response-schema conformance serve`: the reference speaking protocol v1 on stdin and stdout, so that any
-harness or language can use it as an oracle."""
+"""`response-schema conformance serve`: the reference speaking the protocol (version 2 when the harness offers
+it, with streaming) on stdin and stdout, so that any harness or language can use it as an oracle."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any, BinaryIO
 from ..jsontext import dumps, load_strict, printable
 from .expect import reference_outcomes
 from .implementations import Reference
-from .protocol import hello_answer, request_problem
+from .protocol import agreed_version, hello_answer, request_problem
+from .streaming import stream_once
 
 
 def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
@@ -17,7 +18,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
     included) is reported on stderr and not answered, and nothing of it is run; the exit code is then 2 (0 when
     every request was proper)."""
     proper = True
-    greeted = False
+    version: int | None = None  # the protocol agreed by hello
     last_seq = 0
     for raw in stdin:
         try:
@@ -25,15 +26,19 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
         except ValueError as exc:
             proper = _refuse(f"not a JSON line ({exc}): {raw[:80]!r}")
             continue
-        problem = request_problem(request, greeted, last_seq)
+        problem = request_problem(request, version, last_seq)
         if problem:
             proper = _refuse(f"{problem}: {raw[:80]!r}")
             continue
         if request["cmd"] == "shutdown":
             break
         if request["cmd"] == "hello":
-            greeted = True
-            answer = hello_answer(Reference.info)
+            version = agreed_version(request)
+            answer = hello_answer(Reference.info, version)
+        elif request["cmd"] == "stream":
+            last_seq = request["seq"]
+            streams = [_stream(request["schema"], request["prefix"], chunks) for chunks in request["chunkings"]]
+            answer = {"seq": last_seq, "results": [{"partials": partials, "end": end} for partials, end in streams]}
         else:
             last_seq = request["seq"]
             inputs = [test["input"] for test in request["tests"]]
@@ -41,6 +46,10 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
         stdout.write(dumps(answer).encode("utf-8") + b"\n")
         stdout.flush()
     return 0 if proper else 2
+
+
+def _stream(schema: Any, prefix: str, chunks: list[str]) -> Any:
+    return stream_once(Reference().open_stream, schema, prefix, chunks)
 
 
 def _refuse(text: str) -> bool:

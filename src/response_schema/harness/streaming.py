@@ -70,63 +70,87 @@ def _part(partial: Any, value: Any) -> bool:
     return json_equal(partial, value)
 
 
+OneStream = tuple[list[Any], Outcome]  # one stream: the partial value after each chunk, and the end (a run result)
+Streams = Callable[[Group, Test, list[list[str]], float], list[OneStream]]  # (..., chunkings, timeout): per chunking
+
+
+def in_process(opener: Opener) -> Streams:
+    """The streams of an in-process implementation: ``opener(schema, prefix)`` opens one."""
+
+    def streams(group: Group, test: Test, chunkings: list[list[str]], timeout: float) -> list[OneStream]:
+        return [stream_once(opener, group.schema, test.prefix, chunks) for chunks in chunkings]
+
+    return streams
+
+
+def stream_once(opener: Opener, schema: Any, prefix: str, chunks: list[str]) -> OneStream:
+    """One stream of an in-process implementation; what it raises is its error (a partial per chunk even then)."""
+    partials: list[Any] = []
+    try:
+        stream = opener(schema, prefix)
+        for chunk in chunks:
+            stream.feed(chunk)
+            partials.append(copy.deepcopy(stream.message))
+        stream.finish()
+        return partials, {"output": stream.message}
+    except Exception as exc:  # the implementation's error, whatever it raised, is its answer
+        partials += [partials[-1] if partials else None] * (len(chunks) - len(partials))
+        error = {"phase": getattr(exc, "phase", None), "category": getattr(exc, "category", None)}
+        return partials, {"error": error | {"message": f"{type(exc).__name__}: {exc}"}}
+
+
 class Streamed:
     """An implementation's streams, judged as a runner Implementation: ``run`` streams each test under every
-    chunking and returns the whole input's outcome, or a failing outcome naming a violation."""
+    chunking and returns the whole input's outcome, or a failing outcome naming a violation. ``inner`` is the
+    implementation (started, stopped and named through it); ``streams`` runs its streams."""
 
-    def __init__(self, info: Info, opener: Opener, seed: int = 0) -> None:
-        self.info = info
-        self.opener = opener
+    def __init__(self, inner: Any, streams: Streams, seed: int = 0) -> None:
+        self.inner = inner
+        self.streams = streams
         self.seed = seed
+        self.info: Info = inner.info
 
     def start(self) -> None:
-        pass
+        self.inner.start()
+        self.info = self.inner.info  # a process says what it is in its hello
 
     def stop(self) -> None:
-        pass
+        self.inner.stop()
 
     def stderr_tail(self) -> str:
-        return ""
+        return self.inner.stderr_tail()  # type: ignore[no-any-return]
 
     def run(self, group: Group, tests: list[Test], timeout: float) -> list[Outcome]:
-        return [self.judge(group.schema, test) for test in tests]
+        return [self.judge(group, test, timeout) for test in tests]
 
-    def judge(self, schema: Any, test: Test) -> Outcome:
+    def judge(self, group: Group, test: Test, timeout: float) -> Outcome:
         expected = test.expect["output"] if test.expect and "output" in test.expect else _NO_OUTPUT
-        whole = self.stream(schema, test.prefix, [test.input])[1]
-        for chunks in chunkings(test.input, self.seed):
-            if self.violation(schema, test.prefix, chunks, expected, whole):
-                small = _minimised(chunks, lambda cut: bool(self.violation(schema, test.prefix, cut, expected, whole)))
-                message = f"chunks {dumps(small)}: {self.violation(schema, test.prefix, small, expected, whole)}"
+        cuts = [[test.input], *(chunks for chunks in chunkings(test.input, self.seed) if chunks != [test.input])]
+        streamed = self.streams(group, test, cuts, timeout)
+        whole = streamed[0][1]
+        for chunks, (partials, end) in zip(cuts, streamed, strict=True):
+            if violation(partials, end, expected, whole):
+
+                def found(cut: list[str]) -> str:
+                    return violation(*self.streams(group, test, [cut], timeout)[0], expected, whole)
+
+                small = _minimised(chunks, lambda cut: bool(found(cut)))
+                message = f"chunks {dumps(small)}: {found(small)}"
                 return {"error": {"phase": "stream", "category": "violation", "message": message}}
         return whole
 
-    def violation(self, schema: Any, prefix: str, chunks: list[str], expected: Any, whole: Outcome) -> str:
-        """What this chunking breaks of section 14, or ""."""
-        partials, end = self.stream(schema, prefix, chunks)
-        for index, partial in enumerate(partials):
-            if expected is not _NO_OUTPUT and not part_of(partial, expected):
-                return f"[STREAM-3] after chunk {index + 1} it had sent {dumps(partial)}, not a part of the result"
-            if index + 1 < len(partials) and not part_of(partial, partials[index + 1]):
-                return f"[STREAM-3] after chunk {index + 2} it took back part of {dumps(partial)}"
-        if not _same(end, whole):
-            rule = "[STREAM-5]" if "error" in end or "error" in whole else "[STREAM-4]"
-            return f"{rule} it ended with {_shown(end)}, the whole input with {_shown(whole)}"
-        return ""
 
-    def stream(self, schema: Any, prefix: str, chunks: list[str]) -> tuple[list[Any], Outcome]:
-        """The partial value after each chunk, and the outcome after finishing."""
-        partials: list[Any] = []
-        try:
-            stream = self.opener(schema, prefix)
-            for chunk in chunks:
-                stream.feed(chunk)
-                partials.append(copy.deepcopy(stream.message))
-            stream.finish()
-            return partials, {"output": stream.message}
-        except Exception as exc:  # the implementation's error, whatever it raised, is its answer
-            error = {"phase": getattr(exc, "phase", None), "category": getattr(exc, "category", None)}
-            return partials, {"error": error | {"message": f"{type(exc).__name__}: {exc}"}}
+def violation(partials: list[Any], end: Outcome, expected: Any, whole: Outcome) -> str:
+    """What one stream breaks of section 14, or ""."""
+    for index, partial in enumerate(partials):
+        if expected is not _NO_OUTPUT and not part_of(partial, expected):
+            return f"[STREAM-3] after chunk {index + 1} it had sent {dumps(partial)}, not a part of the result"
+        if index + 1 < len(partials) and not part_of(partial, partials[index + 1]):
+            return f"[STREAM-3] after chunk {index + 2} it took back part of {dumps(partial)}"
+    if not _same(end, whole):
+        rule = "[STREAM-5]" if "error" in end or "error" in whole else "[STREAM-4]"
+        return f"{rule} it ended with {_shown(end)}, the whole input with {_shown(whole)}"
+    return ""
 
 
 _NO_OUTPUT = object()  # the expectation is an error: [STREAM-3] then only forbids taking back

@@ -562,11 +562,11 @@ class Search:
     __slots__ = (
         "_looks",
         "anchored",
-        "idle",
         "base",
         "buffer",
         "code",
         "entries",
+        "idle",
         "must_advance",
         "pending",
         "position",
