@@ -40,9 +40,42 @@ def harness(*args: str) -> subprocess.CompletedProcess[str]:
 def test_the_kit_adapters_serve_and_pass_adapter_check(command: str) -> None:
     checked = harness("adapter-check", "--command", command)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "10 of 10 checks passed" in checked.stdout
+    assert "11 of 11 checks passed" in checked.stdout
     run = harness("run", "--command", command, "--strict")
     assert run.returncode == 0, run.stdout[-3000:]
+
+
+STREAMING_PY = """
+import response_schema as rs
+
+def parse(schema, text):
+    return rs.parse(schema, text)
+
+def STREAM(schema, prefix):
+    return rs.compile(schema).stream(prefix)
+"""
+STREAMING_JS = """
+import { compile } from "%s";
+export function parse(schema, text) { return compile(schema).parse(text); }
+export function STREAM(schema, prefix) {  // sends nothing before finish: late, never wrong
+  let text = prefix, message = null;
+  const finish = () => { message = parse(schema, text); };
+  return { get message() { return message; }, feed(chunk) { text += chunk; }, finish };
+}
+"""
+
+
+def test_the_kit_adapters_speak_protocol_2_for_a_module_that_streams(tmp_path: Path) -> None:
+    (tmp_path / "streaming.py").write_text(STREAMING_PY, encoding="utf-8")
+    (tmp_path / "streaming.mjs").write_text(STREAMING_JS % (ROOT / "js/src/index.js").as_uri(), encoding="utf-8")
+    for command in [
+        f"{PYTHON_ADAPTER} streaming:parse --path {tmp_path}",
+        f"{NODE_ADAPTER} {tmp_path / 'streaming.mjs'}",
+    ]:
+        checked = harness("adapter-check", "--command", command)
+        assert checked.returncode == 0 and "11 of 11 checks passed" in checked.stdout, checked.stdout + checked.stderr
+        run = harness("run", "--stream", "--command", command, "-k", "stream.")
+        assert run.returncode == 0 and "14 pass" in run.stdout, run.stdout[-2000:] + run.stderr
 
 
 def test_the_python_adapter_keeps_stdout_and_names_what_json_cannot_hold(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
-"""A protocol-v1 adapter (conformance/PROTOCOL.md) for an implementation written in Python, in any interpreter or
-virtual environment: it needs nothing but the standard library (not even response-schema).
+"""A protocol adapter (conformance/PROTOCOL.md, versions 1 and 2) for an implementation written in Python, in any
+interpreter or virtual environment: it needs nothing but the standard library (not even response-schema).
 
     /path/to/its/venv/bin/python adapter.py MODULE:CALLABLE [--features a,b] [--name N] [--version V]
         [--categorizes-errors yes|no] [--path DIR]
@@ -10,7 +10,9 @@ and so, from the harness:
 
 ``CALLABLE(schema, text)`` returns the message or raises; an exception with string ``phase`` and ``category``
 attributes is a categorized error result. The module may set ``FEATURES``, ``CATEGORIZES_ERRORS`` and
-``__version__``; the options override them. ``--path`` puts DIR first on ``sys.path`` (repeatable).
+``__version__``; the options override them. ``--path`` puts DIR first on ``sys.path`` (repeatable). A module
+with ``STREAM(schema, prefix)``, which opens a stream with ``feed(text)``, ``finish()`` and ``message`` (SPEC.md
+section 14), streams too: the adapter then answers protocol 2 and its ``stream`` command.
 
 What it takes care of: one JSON line per answer; stdout kept for the protocol (anything the implementation prints
 goes to stderr); results JSON cannot hold (NaN, infinities, keys that are not strings, tuples, sets, objects,
@@ -57,8 +59,13 @@ def unrepresentable(value: Any) -> str:
 
 
 def result(function: Any, schema: Any, text: str) -> dict[str, Any]:
+    return outcome(lambda: function(schema, text))
+
+
+def outcome(work: Any) -> dict[str, Any]:
+    """A run result: what ``work()`` returned, or the error it raised."""
     try:
-        output = function(schema, text)
+        output = work()
     except (Exception, SystemExit) as exc:  # the implementation's failure is its answer
         phase, category = getattr(exc, "phase", None), getattr(exc, "category", None)
         message = f"{type(exc).__name__}: {exc}"
@@ -69,7 +76,27 @@ def result(function: Any, schema: Any, text: str) -> dict[str, Any]:
     return {"unrepresentable": problem} if problem else {"output": output}
 
 
-def serve(function: Any, hello: dict[str, Any]) -> int:
+def streamed(opener: Any, schema: Any, prefix: str, chunks: list[str]) -> dict[str, Any]:
+    """One stream of a ``stream`` request: the partial value after each chunk (null: nothing sent), and the end."""
+    partials: list[Any] = []
+
+    def run() -> Any:
+        stream = opener(schema, prefix)
+        for chunk in chunks:
+            stream.feed(chunk)
+            problem = unrepresentable(stream.message)
+            if problem:
+                raise ValueError(f"a partial value JSON cannot hold: {problem}")
+            partials.append(json.loads(json.dumps(stream.message)))  # a copy: the stream may grow what it returned
+        stream.finish()
+        return stream.message
+
+    end = outcome(run)
+    partials += [partials[-1] if partials else None] * (len(chunks) - len(partials))
+    return {"partials": partials, "end": end}
+
+
+def serve(function: Any, hello: dict[str, Any], opener: Any = None) -> int:
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     sys.stdout = sys.stderr  # what the implementation prints must not reach the protocol stream
     os.dup2(sys.stderr.fileno(), 1)  # nor what its C code writes to the descriptor
@@ -83,7 +110,14 @@ def serve(function: Any, hello: dict[str, Any]) -> int:
         if command == "shutdown":
             return 0
         if command == "hello":
-            answer = hello
+            offered = request.get("protocols")
+            answer = hello | {"protocol": 2 if opener and isinstance(offered, list) and 2 in offered else 1}
+        elif command == "stream" and opener is not None:
+            chunkings = request["chunkings"]
+            answer = {
+                "seq": request["seq"],
+                "results": [streamed(opener, request["schema"], request["prefix"], chunks) for chunks in chunkings],
+            }
         elif command == "run":
             answer = {
                 "seq": request["seq"],
@@ -98,7 +132,7 @@ def serve(function: Any, hello: dict[str, Any]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Serve a Python implementation over protocol v1.")
+    parser = argparse.ArgumentParser(description="Serve a Python implementation over the harness protocol.")
     parser.add_argument("target", metavar="MODULE:CALLABLE")
     parser.add_argument("--features", help="comma-separated feature names (default: the module's FEATURES)")
     parser.add_argument("--name", help="the name shown in reports (default: MODULE:CALLABLE)")
@@ -128,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         "features": [feature for feature in features if feature],
         "categorizes_errors": categorizes,
     }
-    return serve(function, hello)
+    return serve(function, hello, getattr(module, "STREAM", None))
 
 
 if __name__ == "__main__":

@@ -99,6 +99,23 @@ def _restarts(implementation: Subprocess, registry: frozenset[str], timeout: flo
     return "" if time.monotonic() - started < 30 else "shutdown and restart took more than 30 s"
 
 
+def _streams(implementation: Subprocess, registry: frozenset[str], timeout: float) -> str:
+    """Protocol 2 only: a string node streamed with a prefix and empty chunks ends at its one-shot value, with one
+    partial value per chunk, each a prefix of the end (or null)."""
+    if not implementation.info.streams:
+        return ""  # protocol 1: under --stream its tests are unsupported, which is not the adapter's mistake
+    test = Test("adapter-check.stream", "", (), frozenset(), frozenset(), "abc", None, "", "", "adapter-check", "", "x")
+    group = Group("adapter-check", "", STRING, (test,), "", "")
+    cuts = [["ab", "c"], ["", "abc", ""]]
+    for chunks, (partials, end) in zip(cuts, implementation.stream(group, test, cuts, timeout), strict=True):
+        if end != {"output": "xabc"}:
+            return f"chunks {chunks} with the prefix 'x' ended with {str(end)[:80]}, not the output 'xabc'"
+        for partial in partials:
+            if partial is not None and not (isinstance(partial, str) and "xabc".startswith(partial)):
+                return f"chunks {chunks} sent {str(partial)[:80]}, not a part of 'xabc' (and null for nothing)"
+    return ""
+
+
 def _echoes(*inputs: str) -> Callable[[Subprocess, frozenset[str], float], str]:
     return lambda implementation, registry, timeout: _echo(implementation, list(inputs), timeout)
 
@@ -129,6 +146,11 @@ CHECKS: list[tuple[str, str, Callable[[Subprocess, frozenset[str], float], str]]
         "NaN and infinities are never written as JSON values",
         'check results before writing them and answer {"unrepresentable": reason}',
         _non_finite,
+    ),
+    (
+        "a stream gives one partial value per chunk and ends at the one-shot value (protocol 2)",
+        "answer stream with a result per chunking: the partials after each chunk, then the end as a run result",
+        _streams,
     ),
     ("shutdown ends the program, and it starts again", "exit on shutdown", _restarts),
 ]
