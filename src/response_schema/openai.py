@@ -62,6 +62,10 @@ class OpenAIStream:
             self._role_sent = True
         return out
 
+    def _is_ended(self, path: str) -> bool:
+        """Whether the stream ended the value at ``path`` or one that holds it ([STREAM-7] "end")."""
+        return any(path == ended or path.startswith(ended + "/") for ended in self._ended)
+
     def _call(self, index: int, call: Any, finished: bool) -> list[dict[str, Any]]:
         """The deltas of call ``index``: its header once its name is whole, then what is new of its arguments."""
         function = call.get("function") if isinstance(call, dict) else None
@@ -71,9 +75,9 @@ class OpenAIStream:
         out = []
         if index == len(self._calls):  # header not sent yet: calls are sent in order
             name = function.get("name")
-            if not isinstance(name, str) or not (finished or f"{where}/name" in self._ended):
+            if not isinstance(name, str) or not (finished or self._is_ended(f"{where}/name")):
                 return []
-            if "id" in call and not (finished or f"/tool_calls/{index}/id" in self._ended):
+            if "id" in call and not (finished or self._is_ended(f"/tool_calls/{index}/id")):
                 return []  # the call's own id is still arriving: it goes whole into the header
             ident = call.get("id") if isinstance(call.get("id"), str) else self.make_id(index)
             header = {"index": index, "id": ident, "type": "function", "function": {"name": name, "arguments": ""}}
@@ -82,7 +86,7 @@ class OpenAIStream:
         if index >= len(self._calls):
             return out
         text = self._texts.get(f"{where}/arguments", "")
-        if finished or f"{where}/arguments" in self._ended:
+        if finished or self._is_ended(f"{where}/arguments"):
             text = text or json.dumps(function.get("arguments") or {}, ensure_ascii=False)
         if len(text) > self._calls[index]:
             fragment = {"index": index, "function": {"arguments": text[self._calls[index] :]}}
