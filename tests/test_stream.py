@@ -357,3 +357,15 @@ def test_every_corpus_case_streams_soundly_in_process() -> None:  # [STREAM-3], 
                 assert json_equal(stream.message, expected), test.id
             judged += 1
     assert judged > 700
+
+
+def test_conformance_fuzz_streams_and_shrinks_what_it_finds(tmp_path: Path) -> None:
+    clean = cli("conformance", "fuzz", "--stream", "--count", "40")
+    assert clean.returncode == 0 and "0 disagreements" in clean.stdout, clean.stdout + clean.stderr
+    (tmp_path / "early.py").write_text(textwrap.dedent(EARLY), encoding="utf-8")
+    env = {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    found = cli("conformance", "fuzz", "--stream", "--python", "early:parse", "--count", "40", "--out",
+                str(tmp_path / "out"), env=env)  # fmt: skip
+    assert found.returncode == 1, found.stdout + found.stderr
+    cases = json.loads((tmp_path / "out" / "fuzz-s0.json").read_text(encoding="utf-8"))
+    assert cases["groups"] and "[STREAM-3]" in cases["groups"][0]["description"]

@@ -151,6 +151,12 @@ def _argument_parser() -> CommandLine:
     fuzzer.add_argument("--seconds", type=seconds, metavar="N", help="stop after N seconds (default 60)")
     fuzzer.add_argument("--count", type=count, metavar="N", help="stop after N pairs")
     fuzzer.add_argument("--seed", type=count, default=0, metavar="S", help="the random seed (default 0)")
+    fuzzer.add_argument(
+        "--stream",
+        action="store_true",
+        help="fuzz streaming: each pair streamed under many chunkings, judged as run --stream judges it (a "
+        "violation of SPEC section 14 is a disagreement, shrunk like any other)",
+    )
     fuzzer.add_argument("--classes", type=count, metavar="N", help="stop once N classes of disagreement are found")
     fuzzer.add_argument("--out", type=Path, metavar="DIR", help="write the classes found as DIR/fuzz-sSEED.json")
     fuzzer.add_argument(
@@ -336,7 +342,7 @@ def _fuzz(args: argparse.Namespace) -> int:
         outputs = Outputs({"--out": target})
     except (OSError, ValueError, FileProblem) as exc:
         return _harness_error(str(exc))
-    runner = Runner(implementation, Options(args.timeout, args.max_restarts), lambda result: None)
+    runner = Runner(implementation, Options(args.timeout, args.max_restarts, stream=args.stream), lambda result: None)
     live = sys.stdout.isatty()
 
     def progress(summary: Summary) -> None:
