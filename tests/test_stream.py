@@ -39,6 +39,34 @@ def library_outputs() -> list[tuple[str, str, str]]:
     return [(family.name, *built) for family in FAMILIES for _, _, build in CATEGORIES if (built := build(family))]
 
 
+def test_library_outputs_stream_soundly_whole_and_cut_off() -> None:  # [STREAM-3], [STREAM-4], [STREAM-5]
+    """Every behaviour output of every family, and three cut-offs of it, fed a character at a time: what was
+    sent is a part of the one-shot result after every character, and the end is that result or its error."""
+    judged = 0
+    for name, prefix, text in library_outputs():
+        parser = rs.compile(rs.schemas.load(name))
+        for cut in sorted({len(text), len(text) // 4, len(text) // 2, 3 * len(text) // 4}):
+            output = text[:cut]
+            try:
+                expected: Any = parser.parse(output, prefix)
+            except rs.ParseError as error:
+                expected = error
+            stream = parser.stream(prefix)
+            for char in output:
+                stream.feed(char)
+                if not isinstance(expected, rs.ParseError):
+                    assert part_of(stream.message, expected), (name, output, stream.message)
+            if isinstance(expected, rs.ParseError):
+                with pytest.raises(rs.ParseError) as caught:
+                    stream.finish()
+                assert (caught.value.category, caught.value.path) == (expected.category, expected.path)
+            else:
+                stream.finish()
+                assert json_equal(stream.message, expected), (name, output)
+            judged += 1
+    assert judged > 600
+
+
 @pytest.mark.parametrize("size", [1, 4, 1000])
 def test_deltas_add_up_to_the_message(size: int) -> None:  # [STREAM-7]
     for name, prefix, text in library_outputs():

@@ -22,7 +22,7 @@ from ..errors import ParseError
 from ..schema import Node
 from ..textparsers import parse_json
 from ..walk import Walk
-from .partial import UNKNOWN, OpenArray, OpenObject, OpenText, meet
+from .partial import UNKNOWN, OpenArray, OpenObject, OpenText, common_prefix, meet
 from .pike import Buffer, Entry, Program, Search, compile_program
 
 if sys.version_info >= (3, 11):
@@ -414,20 +414,23 @@ class Substitutions:
 
 
 class Replacing:
-    """One substitution pattern, applied as its input arrives."""
+    """One substitution pattern, applied as its input arrives. ``fixed`` is the output of the input before
+    ``done``, which no later text changes; ``out`` is that, then what every match still possible in the rest
+    begins with ([STREAM-6]): text no match has reached yet, a replacement's literals and the groups it has seen."""
 
     def __init__(self, pattern: re.Pattern[str], replacement: str, program: Program | None, source: Open) -> None:
         self.program, self.source = program, source
         self.template = _template(replacement, pattern)
         self.out = Buffer()
-        self.done = source.base  # the input before this is in out
+        self.fixed = ""
+        self.done = source.base
         self.search = None if program is None else Search(program, source.buffer, source.base, source.base)
 
     def advance(self) -> None:
-        if self.search is None:
+        if self.search is None or self.program is None:
             return  # opaque: nothing more is certain
         text = self.source.buffer.text
-        parts = [self.out.text]
+        parts = [self.fixed]
         while True:
             self.search.advance()
             if self.search.matched:
@@ -436,7 +439,6 @@ class Replacing:
                 parts.append(self._expand(text, regs))
                 self.done = regs[1]
                 empty = regs[0] == regs[1]
-                assert self.program is not None
                 self.search = Search(self.program, self.source.buffer, self.source.base, regs[1], must_advance=empty)
                 continue
             starts = [regs[0] for pc, regs, _ in self.search.entries if regs[0] is not None]
@@ -445,7 +447,46 @@ class Replacing:
                 parts.append(text[self.done : reach])
                 self.done = reach
             break
-        self.out.text = "".join(parts)
+        self.fixed = "".join(parts)
+        grown = self.fixed + self._pending(text)
+        if len(grown) > len(self.out.text):
+            assert grown.startswith(self.out.text), "a substitution's certain output changed"  # [STREAM-3]
+            self.out.text = grown
+
+    def _pending(self, text: str) -> str:
+        """What the output of the input from ``done`` begins with, whichever match the search ends with."""
+        assert self.search is not None
+        entries, more = self.search.candidates()
+        begins = [self._begins(text, entry) for entry in entries]
+        if more:
+            begins.append(text[self.done :])  # no match, or one that starts later: the text as it is so far
+        if not begins:
+            return ""
+        common = begins[0]
+        for other in begins[1:]:
+            common = common_prefix(common, other)
+        return common
+
+    def _begins(self, text: str, entry: Entry) -> str:
+        """The text before a possible match, then its replacement as far as it is known."""
+        pc, regs, _ = entry
+        assert self.program is not None
+        reopens = self.program.reopens[pc] if pc >= 0 else 0
+        parts = [text[self.done : regs[0]]]
+        for part in self.template:
+            if isinstance(part, str):
+                parts.append(part)
+                continue
+            if reopens >> part & 1:
+                break  # the group may still change
+            start, end = regs[2 * part], regs[2 * part + 1]
+            if start is None:
+                continue  # it took no part and cannot: an unmatched group inserts nothing
+            if end is None:
+                parts.append(text[start:])  # open: what it holds so far
+                break
+            parts.append(text[start:end])
+        return "".join(parts)
 
     def _expand(self, text: str, regs: tuple[Any, ...]) -> str:
         out = []

@@ -40,7 +40,7 @@ def meet(first: Any, second: Any) -> Any:
     if isinstance(first, str) and isinstance(second, str):
         if first == second and type(first) is str and type(second) is str:
             return first
-        return OpenText(_common_prefix(first, second))
+        return OpenText(common_prefix(first, second))
     if isinstance(first, dict) and isinstance(second, dict):
         if complete(first) and complete(second) and json_equal(first, second):
             return first
@@ -66,7 +66,7 @@ def meet(first: Any, second: Any) -> Any:
     return UNKNOWN
 
 
-def _common_prefix(first: str, second: str) -> str:
+def common_prefix(first: str, second: str) -> str:
     if len(first) > len(second):
         first, second = second, first
     if second.startswith(first):
