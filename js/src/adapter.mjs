@@ -1,4 +1,5 @@
-// A protocol-v1 adapter (conformance/PROTOCOL.md) for an implementation written in JavaScript. No dependencies.
+// A protocol adapter (conformance/PROTOCOL.md, versions 1 and 2) for an implementation written in JavaScript.
+// No dependencies.
 // The implementers' kit has it as conformance/adapters/node/adapter.mjs; copy it beside your implementation.
 //
 //   node adapter.mjs path/to/module.mjs [--export parse] [--features a,b] [--name NAME] [--version V]
@@ -11,7 +12,9 @@
 // `parse(schema, text)` returns the message or throws. An error with string `phase` and `category` properties
 // is a categorized error result; anything else thrown is an error result with only a message (declare
 // `categorizesErrors: false` when none of your errors are categorized). The module form reads the exports
-// `parse` (or --export), `FEATURES`, `NAME`, `VERSION` and `CATEGORIZES_ERRORS`.
+// `parse` (or --export), `FEATURES`, `NAME`, `VERSION`, `CATEGORIZES_ERRORS` and `STREAM`. Given `stream(schema,
+// prefix)` (the export `STREAM`), which opens a stream with `feed(text)`, `finish()` and `message` (SPEC.md
+// section 14), the adapter answers protocol 2 and its `stream` command.
 //
 // What it takes care of: one JSON line per answer; stdout kept for the protocol (console output and writes to
 // process.stdout by the implementation go to stderr); results JSON cannot hold (NaN, infinities, undefined,
@@ -53,9 +56,14 @@ export function unrepresentable(value) {
 }
 
 function result(parse, schema, text) {
+  return outcome(() => parse(schema, text));
+}
+
+/** A run result: what `work()` returned, or the error it threw. */
+function outcome(work) {
   let output;
   try {
-    output = parse(schema, text);
+    output = work();
   } catch (error) {
     const message = String(error?.message ?? error);
     if (typeof error?.phase === "string" && typeof error?.category === "string") {
@@ -67,8 +75,34 @@ function result(parse, schema, text) {
   return problem ? { unrepresentable: problem } : { output: output === undefined ? null : output };
 }
 
+/** One stream of a `stream` request: the partial value after each chunk (null: nothing sent), and the end. */
+function streamed(stream, schema, prefix, chunks) {
+  const partials = [];
+  const end = outcome(() => {
+    const open = stream(schema, prefix);
+    for (const chunk of chunks) {
+      open.feed(chunk);
+      const problem = unrepresentable(open.message === undefined ? null : open.message);
+      if (problem) throw new Error(`a partial value JSON cannot hold: ${problem}`);
+      partials.push(JSON.parse(JSON.stringify(open.message ?? null))); // a copy: the stream may grow it
+    }
+    open.finish();
+    return open.message;
+  });
+  while (partials.length < chunks.length) partials.push(partials.length ? partials[partials.length - 1] : null);
+  return { partials, end };
+}
+
 /** Answers protocol requests on stdin until shutdown or the end of input. */
-export function serve({ parse, name, version = "", language = "javascript", features = [], categorizesErrors = true }) {
+export function serve({
+  parse,
+  stream,
+  name,
+  version = "",
+  language = "javascript",
+  features = [],
+  categorizesErrors = true,
+}) {
   const send = (message) => writeSync(1, JSON.stringify(message) + "\n");
   // The implementation's own output must not reach the protocol stream.
   const toStderr = (...args) => process.stderr.write(args.map(String).join(" ") + "\n");
@@ -84,14 +118,18 @@ export function serve({ parse, name, version = "", language = "javascript", feat
       return;
     }
     if (request.cmd === "hello") {
+      const offered = Array.isArray(request.protocols) && request.protocols.includes(2);
       send({
-        protocol: 1,
+        protocol: stream && offered ? 2 : 1,
         implementation: { name, version, language },
         features,
         categorizes_errors: categorizesErrors,
       });
     } else if (request.cmd === "run") {
       send({ seq: request.seq, results: request.tests.map((test) => result(parse, request.schema, test.input)) });
+    } else if (request.cmd === "stream" && stream) {
+      const results = request.chunkings.map((chunks) => streamed(stream, request.schema, request.prefix, chunks));
+      send({ seq: request.seq, results });
     } else if (request.cmd === "shutdown") {
       lines.close();
       process.exit(0);
@@ -121,6 +159,7 @@ async function main(argv) {
   }
   serve({
     parse,
+    stream: typeof module.STREAM === "function" ? module.STREAM : undefined,
     name: options.name ?? module.NAME ?? positional[0],
     version: options.version ?? module.VERSION ?? "",
     features: options.features !== undefined ? options.features.split(",").filter(Boolean) : (module.FEATURES ?? []),
