@@ -190,6 +190,8 @@ class _Compiler:
         unbounded = high is c.MAXREPEAT
         if (unbounded or high > 1) and _nullable(body):
             raise Opaque("a repeated body that can match empty")  # CPython's empty-loop rules
+        if (unbounded or high > 1) and _has_group(body) and sys.version_info < (3, 11):
+            raise Opaque("a capture inside a repeat")  # Python 3.10 keeps other spans (regex-capture-in-repeat)
         for _ in range(low):
             self.sequence(body)
         if unbounded:
