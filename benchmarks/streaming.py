@@ -3,10 +3,10 @@
     python benchmarks/streaming.py [--quick] [--json FILE]
 
 Lag: every behaviour output that tests/library_formats.py writes for a family, and that parses, is fed one
-character at a time. A character of `content`, `thinking` or a call's `name` that stands at text position p
-(where the value stands in the text whole) and that the stream sent once it had n characters lags n - (p + 1)
-characters; sent at `finish`, it lags by what followed it. Cost: microseconds per character of the output fed
-in 4-character chunks, beside one one-shot parse of the whole output."""
+character at a time. A character of `content`, `thinking`, a call's `name` or its arguments' JSON text that
+stands at text position p (where the value stands in the text whole) and that the stream sent once it had n
+characters lags n - (p + 1) characters; sent at `finish`, it lags by what followed it. Cost: microseconds per
+character of the output fed in 4-character chunks, beside one one-shot parse of the whole output."""
 
 from __future__ import annotations
 
@@ -39,18 +39,26 @@ def leaves(message: Any) -> dict[str, str]:
 
 
 def lags(parser: rs.Parser, prefix: str, text: str) -> dict[str, list[int]]:
-    """The lag of every measured character, by kind (content, thinking, name)."""
+    """The lag of every measured character, by kind (content, thinking, name, arguments)."""
     whole = prefix + text
     final = leaves(parser.parse(text, prefix))
     sent_at: dict[str, list[int]] = {path: [] for path in final}
+    json_at: dict[str, list[int]] = {}  # arguments sent as JSON text ([STREAM-7] "json")
+    json_text: dict[str, str] = {}
     stream = parser.stream(prefix)
     for index, char in enumerate(text):
-        stream.feed(char)
+        for delta in stream.feed(char):
+            if delta["op"] == "json":
+                json_at.setdefault(delta["path"], []).extend([len(prefix) + index + 1] * len(delta["text"]))
+                json_text[delta["path"]] = json_text.get(delta["path"], "") + delta["text"]
         now = leaves(stream.message)
         for path, value in now.items():
             if path in sent_at:
                 sent_at[path] += [len(prefix) + index + 1] * (len(value) - len(sent_at[path]))
-    stream.finish()
+    for delta in stream.finish():
+        if delta["op"] == "json":
+            json_at.setdefault(delta["path"], []).extend([len(whole)] * len(delta["text"]))
+            json_text[delta["path"]] = json_text.get(delta["path"], "") + delta["text"]
     out: dict[str, list[int]] = {}
     for path, value in final.items():
         where = whole.find(value) if value else -1
@@ -59,6 +67,12 @@ def lags(parser: rs.Parser, prefix: str, text: str) -> dict[str, list[int]]:
         times = sent_at[path] + [len(whole)] * (len(value) - len(sent_at[path]))
         kind = path.rsplit("/", 1)[-1]
         out.setdefault(kind, []).extend(at - (where + offset + 1) for offset, at in enumerate(times))
+    after = 0  # calls in order: a repeated call's text is found after the one before
+    for path, value in json_text.items():
+        where = whole.find(value, after)
+        after = where + len(value) if where >= 0 else after
+        if where >= 0:
+            out.setdefault("arguments", []).extend(at - (where + k + 1) for k, at in enumerate(json_at[path]))
     return out
 
 
@@ -118,12 +132,12 @@ def main() -> None:
     options.add_argument("--json", type=Path, help="write the results here too")
     args = options.parse_args()
     lag = bench_lag()
-    print("| family | outputs | content lag mean / max | thinking lag mean / max | name lag mean / max |")
-    print("|---|---:|---:|---:|---:|")
+    print("| family | outputs | content | thinking | call name | arguments as JSON text |")
+    print("|---|---:|---:|---:|---:|---:|")
     for name, row in lag.items():
         cells = [
             f"{row[kind]['mean']:.2f} / {row[kind]['max']}" if kind in row else "-"
-            for kind in ("content", "thinking", "name")
+            for kind in ("content", "thinking", "name", "arguments")
         ]
         print(f"| {name} | {row['outputs']} | " + " | ".join(cells) + " |")
     sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000]

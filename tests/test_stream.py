@@ -77,9 +77,17 @@ def test_deltas_add_up_to_the_message(size: int) -> None:  # [STREAM-7]
             continue
         deltas, message = streamed(parser, text, size, prefix)
         assembled = None
+        texts: dict[str, str] = {}
         for delta in deltas:
             assembled = apply(assembled, delta)
+            if delta["op"] == "json":
+                texts[delta["path"]] = texts.get(delta["path"], "") + delta["text"]
         assert assembled == message == expected, (name, text)
+        for path, sent in texts.items():  # the JSON text of a value parses to it
+            value: Any = message
+            for token in path.split("/")[1:]:
+                value = value[int(token)] if isinstance(value, list) else value[token]
+            assert json_equal(json.loads(sent), value), (name, text, path, sent)
 
 
 def test_stream_ends_at_the_one_shot_parse_or_its_error() -> None:  # [STREAM-4], [STREAM-5]

@@ -45,6 +45,20 @@ def parse_json(text: str) -> Any:
         raise NotJSON(str(exc)) from None
 
 
+def json_value_at(text: str, start: int) -> tuple[Any, int]:
+    """The JSON value that begins at ``start`` of ``text`` (after whitespace) and where it ends, as [JSON-1] to
+    [JSON-3] read it; NotJSON when there is none. What follows it is not read."""
+    index = start
+    while index < len(text) and text[index] in " \t\n\r":
+        index += 1
+    try:
+        return _DECODER.raw_decode(text, index)
+    except NotJSON:
+        raise
+    except ValueError as exc:
+        raise NotJSON(str(exc)) from None
+
+
 _BRACKETS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
 
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from ..jsontext import json_equal
+from ..textparsers import NotJSON, json_value_at
 from .analysis import NOTHING, Analysis
-from .partial import UNKNOWN, ended, join
+from .partial import UNKNOWN, JSONText, ended, join, json_texts
 from .pike import Buffer
 
 if TYPE_CHECKING:
@@ -32,7 +34,7 @@ class Stream:
     return the deltas of what they sent; ``message`` is the partial value sent so far (``None`` before anything
     was sent, [STREAM-1]). Not shared between threads; one compiled parser serves any number of streams."""
 
-    __slots__ = ("_analysis", "_buffer", "_ended", "_finished", "_message", "_parser")
+    __slots__ = ("_analysis", "_buffer", "_ended", "_finished", "_message", "_parser", "_texts")
 
     def __init__(self, parser: Parser, prefix: str = "") -> None:
         if not isinstance(prefix, str):
@@ -42,6 +44,7 @@ class Stream:
         self._analysis = Analysis(parser.root, parser.walk)
         self._message: Any = None
         self._ended: set[str] = set()
+        self._texts: dict[str, tuple[str, JSONText]] = {}  # values being sent as JSON text: what was sent, and where
         self._finished = False
 
     @property
@@ -60,23 +63,50 @@ class Stream:
         outcome = self._analysis.run(self._buffer)
         if outcome.none or outcome.value is NOTHING or outcome.value is UNKNOWN:
             return []  # [STREAM-6]: the root may still give no value, or nothing is certain
-        message = join(self._message, outcome.value)
-        deltas = changes(self._message, message)
+        known, texts = json_texts(outcome.value)
+        deltas = []
+        for path, source in texts.items():  # [STREAM-7] "json": a value that grows as its text
+            sent = self._texts[path][0] if path in self._texts else ""
+            if len(source.text) > len(sent) and source.text.startswith(sent):
+                deltas.append({"op": "json", "path": path, "text": source.text[len(sent) :]})
+                sent = source.text
+            self._texts[path] = (sent, source)
+        message = self._message if known is UNKNOWN else join(self._message, known)
+        for path in [path for path in self._texts if _has(message, path)]:
+            deltas += self._close_text(path, _at(message, path))
+        deltas += changes(self._message, message)
         self._message = message
-        for path in ended(outcome.value):
+        for path in ended(known):
             if path not in self._ended and _has(message, path):
                 self._ended.add(path)
                 deltas.append({"op": "end", "path": path})
         return deltas
+
+    def _close_text(self, path: str, value: Any) -> list[Delta]:
+        """The rest of a value's JSON text, now that its value is known: read where its text starts."""
+        sent, source = self._texts.pop(path)
+        for buffer, start in source.origins:
+            text = buffer.text
+            if not text.startswith(sent, start):
+                continue
+            try:
+                found, end = json_value_at(text, start)
+            except (NotJSON, RecursionError):
+                continue
+            if json_equal(found, value):
+                rest = text[start + len(sent) : end] if end - start > len(sent) else ""
+                return [{"op": "json", "path": path, "text": rest}] if rest else []
+        raise AssertionError(f"the JSON text sent at {path} does not lead to its value")  # [STREAM-7]
 
     def finish(self) -> list[Delta]:
         """The output is complete: send the rest of the one-shot result ([STREAM-4]), or raise its ParseError
         ([STREAM-5]); either way the stream is finished."""
         self._check_open("finish")
         self._finished = True
-        text, self._buffer = self._buffer.text, Buffer()
-        result = self._parser.parse(text)
-        deltas = changes(self._message, result)
+        result = self._parser.parse(self._buffer.text)
+        deltas = [delta for path in list(self._texts) for delta in self._close_text(path, _at(result, path))]
+        self._buffer = Buffer()
+        deltas += changes(self._message, result)
         self._message = result
         return deltas
 
@@ -131,8 +161,19 @@ def apply(message: Any, delta: Delta) -> Any:
     return message
 
 
+def _at(message: Any, path: str) -> Any:
+    """The value at the pointer ``path`` (which ``_has``)."""
+    value = message
+    for token in path.split("/")[1:]:
+        token = _unescaped(token)
+        value = value[int(token)] if isinstance(value, list) else value[token]
+    return value
+
+
 def _has(message: Any, path: str) -> bool:
-    """Whether the pointer ``path`` names a value in ``message``."""
+    """Whether the pointer ``path`` names a value in ``message`` (None: nothing sent, [STREAM-1])."""
+    if message is None:
+        return False
     value = message
     for token in path.split("/")[1:]:
         token = _unescaped(token)

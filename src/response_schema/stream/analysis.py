@@ -22,7 +22,7 @@ from ..errors import ParseError
 from ..schema import Node
 from ..textparsers import parse_json
 from ..walk import Walk
-from .partial import UNKNOWN, OpenArray, OpenObject, OpenText, common_prefix, meet
+from .partial import UNKNOWN, JSONText, OpenArray, OpenObject, OpenText, common_prefix, meet
 from .pike import Buffer, Entry, Program, Search, compile_program
 
 if sys.version_info >= (3, 11):
@@ -34,6 +34,7 @@ else:  # pragma: no cover - Python 3.10
 @dataclass(frozen=True)
 class Exact:
     value: Any
+    origin: tuple[Buffer, int] | None = None  # where a text value starts, when it is a span of a buffer
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,6 +57,14 @@ class Items:
     known: tuple[Any, ...]  # the matches found, each an item's content
     tails: tuple[Any, ...]  # what the next item's content may be
     may_end: bool  # whether there may be no next item
+
+
+@dataclass(frozen=True)
+class Source:
+    """The JSON text a node passes through whole (``json_text``): sent as text ([STREAM-7] "json")."""
+
+    text: str
+    origin: tuple[Buffer, int]
 
 
 ANY: Any = object()
@@ -89,7 +98,7 @@ class Analysis:
 
     def __init__(self, root: Node, walk: Walk) -> None:
         self.root, self.walk = root, walk
-        self._programs: dict[int, Program | None] = {}
+        self._programs: dict[Any, Any] = {}  # compiled programs, and what is known of nodes
         self._states: dict[tuple[Any, ...], Any] = {}
         self._used: dict[tuple[Any, ...], Any] = {}
 
@@ -112,14 +121,15 @@ class Analysis:
         key = id(pattern)  # patterns live as long as the compiled schema
         if key not in self._programs:
             self._programs[key] = compile_program(pattern)
-        return self._programs[key]
+        program: Program | None = self._programs[key]
+        return program
 
     # The nodes ([NODE-1]), on descriptions.
 
     def node(self, node: Node, content: Any) -> Outcome:
         if node.has_const:  # [CONST-1]; a const null gives no value under a string ([OBJ-2])
             return Outcome(True, NOTHING) if node.const is None else Outcome(False, node.const)
-        if isinstance(content, Exact):
+        if isinstance(content, Exact) and not (content.origin and self.holds_text(node)):
             return self.exact(node, content.value)
         if content is ANY:
             return UNSURE
@@ -135,8 +145,21 @@ class Analysis:
             return IMPOSSIBLE
         return Outcome(True, NOTHING) if result is None else Outcome(False, result)
 
+    def holds_text(self, node: Node) -> bool:
+        """Whether a value under ``node`` may be sent as JSON text: then a text known whole is still read here,
+        not by the walk, so that the value's text is found (``source``)."""
+        key = ("holds", id(node))
+        if key not in self._programs:
+            children = [child for _, child in node.properties] + [node.items, node.additional]
+            self._programs[key] = json_text(node) or any(
+                isinstance(child, Node) and self.holds_text(child) for child in children
+            )
+        return bool(self._programs[key])
+
     def stages(self, node: Node, content: Any) -> list[Any]:
         """Steps 3 to 8 of [NODE-1] on a description: what the content after them may be."""
+        if isinstance(content, Exact):
+            return self.exact_regex(node, content)
         if node.needs_string and not isinstance(content, Open):  # [NODE-3]: Fields and Items are not strings
             return []
         if node.substitutions:
@@ -151,11 +174,34 @@ class Analysis:
             result += self.after_regex(node, each)
         return result
 
+    def exact_regex(self, node: Node, content: Exact) -> list[Any]:
+        """Steps 3 to 5 on a text known whole, keeping where each group's text starts; the rest as usual."""
+        text, origin = content.value, content.origin
+        if not isinstance(text, str) or origin is None:
+            return []
+        if node.substitutions:  # the text changes: where it came from is lost
+            found = self.exact_stages(node, text)
+            return [] if found is None else [found]
+        if node.regex is None:
+            return self.after_regex(node, content)
+        match = node.regex.search(text)  # [REGEX-2]
+        if match is None:
+            return [NO_MATCH]  # [REGEX-4]
+        return self.after_regex(node, spanned_value(match, origin))
+
     def after_regex(self, node: Node, content: Any) -> list[Any]:
         if content is NO_MATCH or content is ANY:
             return [content]
+        if json_text(node):
+            return self.source(node, content)
+        if isinstance(content, Exact) and node.iterator is not None and content.origin and self.holds_text(node):
+            if not isinstance(content.value, str):
+                return []  # [NODE-4]
+            matches = [spanned_value(match, content.origin) for match in node.iterator.finditer(content.value)]
+            return [Items(tuple(matches), (), True)] if matches else [NO_MATCH]  # [ITER-2], [ITER-4]
         if isinstance(content, Exact):
-            return [self.exact_stages(node, content.value)]
+            found = self.exact_stages(node, content.value)
+            return [] if found is None else [found]
         if node.iterator is not None:
             if not isinstance(content, Open):
                 return []  # [NODE-4]
@@ -176,6 +222,21 @@ class Analysis:
             else:
                 result.append(each)
         return [each for each in result if each is not None]
+
+    def source(self, node: Node, content: Any) -> list[Any]:
+        """A node that passes its JSON text's value through unchanged ([PARSER-2], [OBJ-4], [OBJ-6]): its text
+        is what streams. Text known whole must parse, to an object for an object node."""
+        if isinstance(content, Open):
+            return [Source(content.text, (content.buffer, content.base))]
+        if isinstance(content, Exact) and isinstance(content.value, str):
+            try:
+                value = self.walk.parsed(node, content.value)
+            except ParseError:
+                return []
+            if node.type == "object" and not isinstance(value, dict):
+                return []
+            return [Source(content.value, content.origin) if content.origin else Exact(value)]
+        return [] if isinstance(content, Exact) else [content]
 
     def exact_stages(self, node: Node, value: Any) -> Any:
         """The stages after x-regex, on a value known whole: as Walk.stages does them."""
@@ -247,7 +308,10 @@ class Analysis:
             return Outcome(True, NOTHING)  # the node gives no value
         if content is ANY:
             return UNSURE
-        if isinstance(content, Exact):
+        if isinstance(content, Source):  # JSON null gives no value, but not to an object node (it fails there)
+            maybe_null = node.type != "object" and content.text.lstrip(" \t\n\r")[:1] in ("", "n")
+            return Outcome(maybe_null, JSONText(content.text, frozenset({content.origin})))
+        if isinstance(content, Exact) and not (node.type == "object" and content.origin and self.holds_text(node)):
             try:
                 value = self.walk.types[node.type](node, content.value)
             except ParseError:
@@ -270,7 +334,7 @@ class Analysis:
 
     def object(self, node: Node, content: Any) -> Outcome:
         value = OpenObject()
-        if isinstance(content, Open):
+        if isinstance(content, Open) or (isinstance(content, Exact) and isinstance(content.value, str)):
             if not node.has_properties:  # [OBJ-3]
                 return IMPOSSIBLE
             for name, child in node.properties:  # [OBJ-2]
@@ -341,6 +405,20 @@ class Analysis:
         return Outcome(False, value)
 
 
+def json_text(node: Node) -> bool:
+    """Whether a node's value is the JSON value of its text, unchanged: the `json` parser with nothing after it,
+    under an untyped node or an object node that keeps every key as it is."""
+    if node.parser != "json" or node.transform is not None or node.allow_non_json or node.has_const:
+        return False
+    if node.iterator is not None or node.key_value is not None or node.mapping is not None:
+        return False
+    if node.mapping_regex is not None or node.substitutions:
+        return False
+    if node.type in (None, "any"):
+        return True
+    return node.type == "object" and not node.properties and node.additional is True and not node.required
+
+
 def item_value(outcome: Outcome) -> Any:
     """An array item's partial value: an item that gives no value is null ([ARR-2])."""
     if outcome.none:
@@ -363,6 +441,21 @@ def fields_value(content: Fields) -> Any:
         if part is not UNKNOWN:
             value[name] = part
     return value
+
+
+def spanned_value(match: re.Match[str], origin: tuple[Buffer, int]) -> Any:
+    """[REGEX-5] The match value of a match on a text known whole that starts at ``origin``, each group's text
+    with where it starts."""
+    buffer, start = origin
+
+    def spanned(index: int | str) -> Any:
+        value = match.group(index)
+        return None if value is None else Exact(value, (buffer, start + match.start(index)))
+
+    if match.re.groupindex:
+        fields = {name: spanned(name) for name in match.re.groupindex}
+        return Fields({name: value for name, value in fields.items() if value is not None})
+    return spanned(1) or Exact(None)  # [REGEX-6]
 
 
 def match_value(pattern: re.Pattern[str], program: Program, buffer: Buffer, entry: Entry) -> Any:
@@ -390,7 +483,7 @@ def group(program: Program, buffer: Buffer, entry: Entry, index: int) -> Any:
         return None
     if end is None:
         return Open(buffer, start)
-    return Exact(buffer.text[start:end])
+    return Exact(buffer.text[start:end], (buffer, start))
 
 
 class Substitutions:

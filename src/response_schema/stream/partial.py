@@ -24,6 +24,20 @@ class OpenArray(list):  # type: ignore[type-arg]
     """An array of which only the first items, or parts of them, are known."""
 
 
+class JSONText:
+    """A value sent as the JSON text it is parsed from ([STREAM-7] "json"): ``text`` is what every possible
+    result's text begins with; ``origins`` are where those texts start (a buffer and an offset), so that the rest
+    of the text can be read there once the value is known."""
+
+    __slots__ = ("origins", "text")
+
+    def __init__(self, text: str, origins: frozenset[tuple[Any, int]]) -> None:
+        self.text, self.origins = text, origins
+
+    def __repr__(self) -> str:
+        return f"JSONText({self.text!r})"
+
+
 class _Unknown:
     def __repr__(self) -> str:
         return "UNKNOWN"
@@ -37,6 +51,10 @@ def meet(first: Any, second: Any) -> Any:
     items both have, equal scalars; UNKNOWN when they disagree on the kind of value."""
     if first is UNKNOWN or second is UNKNOWN:
         return UNKNOWN
+    if isinstance(first, JSONText) or isinstance(second, JSONText):
+        if not (isinstance(first, JSONText) and isinstance(second, JSONText)):
+            return UNKNOWN
+        return JSONText(common_prefix(first.text, second.text), first.origins | second.origins)
     if isinstance(first, str) and isinstance(second, str):
         if first == second and type(first) is str and type(second) is str:
             return first
@@ -104,7 +122,7 @@ def join(sent: Any, known: Any) -> Any:
 
 def complete(value: Any) -> bool:
     """Whether a partial value is known whole (nothing in it is open)."""
-    return not isinstance(value, (OpenText, OpenObject, OpenArray)) and value is not UNKNOWN
+    return not isinstance(value, (OpenText, OpenObject, OpenArray, JSONText)) and value is not UNKNOWN
 
 
 def plain(value: Any) -> Any:
@@ -116,6 +134,31 @@ def plain(value: Any) -> Any:
     if isinstance(value, list):
         return [plain(item) for item in value]
     return value
+
+
+def json_texts(value: Any, path: str = "") -> tuple[Any, dict[str, JSONText]]:
+    """``value`` without its JSONText values, and those values by pointer."""
+    if isinstance(value, JSONText):
+        return UNKNOWN, {path: value}
+    found: dict[str, JSONText] = {}
+    if isinstance(value, dict) and not complete(value):
+        kept = OpenObject()
+        for key, item in value.items():
+            part, texts = json_texts(item, f"{path}/{_escaped(key)}")
+            found |= texts
+            if part is not UNKNOWN:
+                kept[key] = part
+        return kept, found
+    if isinstance(value, list) and not complete(value):
+        items = OpenArray()
+        for index, item in enumerate(value):
+            part, texts = json_texts(item, f"{path}/{index}")
+            found |= texts
+            if part is UNKNOWN:
+                break
+            items.append(part)
+        return items, found
+    return value, found
 
 
 def ended(value: Any, path: str = "") -> list[str]:

@@ -331,7 +331,8 @@ def _literals(items: Any) -> tuple[str, ...] | None:
 
 def _epsilon_edges(inst: tuple[Any, ...], at_end: bool) -> list[int]:
     """The instructions reached without reading a character, for the analysis of ``total``: assertions pass only
-    when they surely hold (at the end of the text: ``$`` and ``\\Z``), lookaheads never."""
+    when they surely hold (at the end of the text: ``$``, ``\\Z``, and a lookahead that surely holds on the empty
+    rest), other lookaheads never."""
     kind = inst[0]
     if kind is SPLIT:
         return [inst[1], inst[2]]
@@ -341,7 +342,21 @@ def _epsilon_edges(inst: tuple[Any, ...], at_end: bool) -> list[int]:
         return [inst[2]]
     if kind is ASSERT and at_end and inst[1] in (DOLLAR, EOL, EOS):
         return [inst[2]]
+    if kind is LOOK and at_end and _empty_rest(inst[1]) is (not inst[2]):
+        return [inst[3]]
     return []
+
+
+def _empty_rest(program: Program) -> bool | None:
+    """Whether a lookahead's pattern matches at the end of the text: True, False, or None when that takes more than
+    ``$`` and ``\\Z`` to tell."""
+    reached = _closure(program.code, 0, True)
+    if any(program.code[pc][0] is MATCH for pc in reached):
+        return True
+    ends = (DOLLAR, EOL, EOS)
+    kinds = [program.code[pc] for pc in reached]
+    exact = all(inst[0] in (CHAR, SPLIT, JMP, SAVE) or (inst[0] is ASSERT and inst[1] in ends) for inst in kinds)
+    return False if exact else None
 
 
 def _closure(code: list[tuple[Any, ...]], pc: int, at_end: bool) -> set[int]:
@@ -531,8 +546,19 @@ class Lookahead(Condition):
         return None if found is None else found != self.negate
 
     def holds_at_end(self) -> bool:
-        """A literal lookahead still open cannot find its text if the text ends here."""
-        return self.program.literals is not None and self.decide() is None and self.negate
+        """A lookahead still open, if the text ends here: a literal one finds nothing more; another holds when its
+        search surely has (or surely has not) a match at the end."""
+        verdict = self.decide()
+        if verdict is not None:
+            return verdict
+        if self.search is None:
+            return self.negate
+        matches = [conds for pc, _, conds in self.search.entries if pc < 0]
+        found = any(all(condition.holds_at_end() for condition in conds) for conds in matches)
+        if not self.negate:
+            return found
+        exact = all(isinstance(condition, (AtEnd, Dollar, LineEnd)) for conds in matches for condition in conds)
+        return exact and not found
 
     def _found(self) -> bool | None:
         text, at = self.buffer.text, self.position
