@@ -283,7 +283,7 @@ def test_conformance_run_stream_catches_and_minimises_a_retraction(tmp_path: Pat
     assert no_stream.returncode == 2 and "has no STREAM" in no_stream.stderr
     command = cli("conformance", "run", "--stream", "--command", "node js/bin/serve.js", "-k", "stream.")
     assert command.returncode == 2 and "nothing was judged" in command.stderr  # protocol 1: unsupported, not failed
-    assert "14 unsupported" in command.stdout
+    assert "18 unsupported" in command.stdout
 
 
 def test_protocol_2_streams_through_a_process() -> None:  # PROTOCOL.md, "stream"
