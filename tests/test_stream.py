@@ -405,3 +405,19 @@ def test_conformance_fuzz_streams_and_shrinks_what_it_finds(tmp_path: Path) -> N
     assert found.returncode == 1, found.stdout + found.stderr
     cases = json.loads((tmp_path / "out" / "fuzz-s0.json").read_text(encoding="utf-8"))
     assert cases["groups"] and "[STREAM-3]" in cases["groups"][0]["description"]
+
+
+def test_a_replay_shows_what_is_held_back_and_why() -> None:  # the playground's replay
+    from response_schema.stream.replay import replay
+
+    shown = replay(QWEN3, "<think>\nPlan  it.\n</think>\n\nx <tool y<|im_end|>")
+    steps = shown["steps"]
+    assert steps[0]["sent"] == {"role": "assistant"} and shown["end"]["value"]["content"] == "x <tool y"
+    reasons = [why for step in steps for _, _, why in step.get("held", [])]
+    assert "whitespace at the end: it is kept only if more text follows" in reasons  # "Plan  " before "it"
+    assert "'<tool' may be the start of '<tool_call>'" in reasons
+    assert replay(QWEN3, "</think>")["end"] == {"error": {"category": "missing-required", "path": ""}}
+    opaque = replay(
+        rs.compile({"x-regex": "(?P<one>a)(?P=one)(?P<rest>.*)"}), "aab"
+    )  # a backreference: opaque, sent at the end
+    assert all("held" not in step or "not decided" in step["held"][0][2] for step in opaque["steps"])

@@ -1,5 +1,6 @@
 """`response-schema playground`: a local page to try schemas on model outputs, with the trace (Parser.trace)
-and the matched spans highlighted. Standard library only, bound to 127.0.0.1, no external assets.
+and the matched spans highlighted, and the output replayed as a stream (stream/replay.py). Standard library
+only, bound to 127.0.0.1, no external assets.
 
 Every parse runs in a forked child process with a time limit, so a catastrophic pattern cannot freeze the
 server: the page says when a parse was cut off."""
@@ -16,8 +17,10 @@ from typing import Any
 from . import SchemaError, compile, schemas
 from .harness.corpus import corpus_dir, load
 from .jsontext import dumps, load_strict
+from .stream.replay import replay
 
 TIME_LIMIT = 2.0  # seconds a parse may take
+STREAM_TIME_LIMIT = 20.0  # seconds a replay (a stream fed one character at a time) may take
 MAX_BODY = 4 * 1024 * 1024
 
 
@@ -33,22 +36,23 @@ def examples() -> list[dict[str, Any]]:
     ]
 
 
-def _run(schema: Any, text: str, answer: Any) -> None:
-    """In the child: compile and trace, and send the result as JSON text."""
+def _run(schema: Any, text: str, answer: Any, streamed: bool) -> None:
+    """In the child: compile and trace (or replay the stream), and send the result as JSON text."""
     try:
         parser = compile(schema)
     except SchemaError as exc:
         problems = [{"category": p.category, "path": p.path, "message": p.message} for p in exc.problems]
         answer.send(dumps({"schema_errors": problems}))
         return
-    answer.send(dumps(parser.trace(text)))
+    answer.send(dumps(replay(parser, text) if streamed else parser.trace(text)))
 
 
-def parse_with_limit(schema: Any, text: str, limit: float = TIME_LIMIT) -> dict[str, Any]:
-    """The trace of ``text`` (or the schema's problems), or ``{"timeout": limit}`` when the parse took longer."""
+def parse_with_limit(schema: Any, text: str, limit: float = TIME_LIMIT, streamed: bool = False) -> dict[str, Any]:
+    """The trace of ``text`` (or its stream's replay, or the schema's problems), or ``{"timeout": limit}`` when the
+    work took longer."""
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_run, args=(schema, text, sender), daemon=True)
+    child = context.Process(target=_run, args=(schema, text, sender, streamed), daemon=True)
     child.start()
     sender.close()
     try:
@@ -96,7 +100,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send(404, b"not found", "text/plain")
 
     def do_POST(self) -> None:
-        if self.path != "/api/parse":
+        if self.path not in ("/api/parse", "/api/stream"):
             self.send(404, b"not found", "text/plain")
             return
         try:
@@ -117,7 +121,9 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError as exc:  # not UTF-8, not JSON, too deep, the wrong shape
             self.send(400, dumps({"bad_request": str(exc)}).encode("utf-8"), "application/json")
             return
-        self.send(200, dumps(parse_with_limit(schema, text)).encode("utf-8"), "application/json")
+        streamed = self.path == "/api/stream"
+        limit = STREAM_TIME_LIMIT if streamed else TIME_LIMIT
+        self.send(200, dumps(parse_with_limit(schema, text, limit, streamed)).encode("utf-8"), "application/json")
 
 
 def serve(port: int, open_browser: bool) -> int:

@@ -196,3 +196,27 @@ def test_a_page_load_requests_nothing_that_is_missing(browser: Any, url: str) ->
         "return performance.getEntriesByType('resource').map((e) => [e.name, e.responseStatus ?? 0]);"
     )
     assert all(status in (0, 200, 204) for _, status in statuses), statuses
+
+
+def test_replay_an_output_as_a_stream(browser: Any, url: str) -> None:  # SPEC.md section 14
+    started = time.monotonic()
+    browser.get(url)
+    wait_for(browser, lambda: text_of(browser, "status") == "Parsed")
+    set_value(browser, "schema", '{"type": "object", "required": ["content"], "properties": {"content": '
+              '{"type": "string", "x-regex": "^\\\\s*((?:(?!<eos>).)*?)\\\\s*(?:<eos>|$)"}}}')  # fmt: skip
+    set_value(browser, "output", "x <e y<eos>")
+    wait_for(browser, lambda: text_of(browser, "status") == "Parsed")
+    browser.find_element("id", "replay").click()
+    wait_for(browser, lambda: browser.find_element("id", "replay-at").is_enabled())
+    set_value(browser, "replay-at", "4")  # "x <e": the "<e" may be the start of "<eos>"
+    wait_for(browser, lambda: '"content": "x"' in text_of(browser, "replay-sent"))
+    held = browser.find_elements("css selector", "#replay-text mark.held")
+    assert held and "<e" in held[-1].text
+    assert "may be the start of '<eos>'" in text_of(browser, "held-why")
+    shot(browser, "replay")
+    set_value(browser, "replay-at", "11")  # the whole output: the stream finished with the one-shot result
+    wait_for(browser, lambda: '"content": "x <e y"' in text_of(browser, "replay-sent"))
+    assert "finished" in text_of(browser, "replay-count")
+    browser.find_element("id", "play").click()  # plays from where it is: at the end it stops at once
+    wait_for(browser, lambda: browser.find_element("id", "play").text == "Play")
+    print(f"stream replayed in {time.monotonic() - started:.2f} s")

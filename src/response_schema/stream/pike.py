@@ -329,6 +329,37 @@ def _literals(items: Any) -> tuple[str, ...] | None:
     return tuple(texts)
 
 
+def literal_runs(pattern: re.Pattern[str]) -> set[str]:
+    """The literal texts of two or more characters a pattern spells out (its markers, most likely), alternatives
+    of literals included (``<tool_call>|</tool_call>``, which Python stores as ``<`` then a branch)."""
+    runs: set[str] = set()
+
+    def sequence(items: Any) -> None:
+        current = [""]
+        for op, arg in items:
+            options = (
+                (chr(arg),) if op is c.LITERAL else _literals([(op, arg)]) if op in (c.BRANCH, c.SUBPATTERN) else None
+            )
+            if options is not None and len(current) * len(options) <= 64:
+                current = [text + option for text in current for option in options]
+                continue
+            runs.update(text for text in current if len(text) >= 2)
+            current = [""]
+            if op is c.SUBPATTERN:
+                sequence(arg[-1])
+            elif op is c.BRANCH:
+                for alternative in arg[1]:
+                    sequence(alternative)
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT):
+                sequence(arg[2])
+            elif op in (c.ASSERT, c.ASSERT_NOT):
+                sequence(arg[1])
+        runs.update(text for text in current if len(text) >= 2)
+
+    sequence(sre.parse(pattern.pattern, pattern.flags))
+    return runs
+
+
 def _epsilon_edges(inst: tuple[Any, ...], at_end: bool) -> list[int]:
     """The instructions reached without reading a character, for the analysis of ``total``: assertions pass only
     when they surely hold (at the end of the text: ``$``, ``\\Z``, and a lookahead that surely holds on the empty
