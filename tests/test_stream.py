@@ -39,6 +39,30 @@ def library_outputs() -> list[tuple[str, str, str]]:
     return [(family.name, *built) for family in FAMILIES for _, _, build in CATEGORIES if (built := build(family))]
 
 
+def assert_streams_soundly(parser: rs.Parser, prefix: str, output: str, size: int, label: Any) -> None:
+    """``output`` fed ``size`` characters at a time: each partial value is a part of the next and of the one-shot
+    result ([STREAM-3]), and the end is that result ([STREAM-4]) or its error ([STREAM-5])."""
+    try:
+        expected: Any = parser.parse(output, prefix)
+    except rs.ParseError as error:
+        expected = error
+    stream = parser.stream(prefix)
+    sent: Any = None
+    for at in range(0, len(output), size):
+        stream.feed(output[at : at + size])
+        assert part_of(sent, stream.message), label
+        sent = copy.deepcopy(stream.message)
+        if not isinstance(expected, rs.ParseError):
+            assert part_of(sent, expected), (label, sent)
+    if isinstance(expected, rs.ParseError):
+        with pytest.raises(rs.ParseError) as caught:
+            stream.finish()
+        assert (caught.value.category, caught.value.path) == (expected.category, expected.path), label
+    else:
+        stream.finish()
+        assert json_equal(stream.message, expected), label
+
+
 def test_library_outputs_stream_soundly_whole_and_cut_off() -> None:  # [STREAM-3], [STREAM-4], [STREAM-5]
     """Every behaviour output of every family, and three cut-offs of it, fed a character at a time: what was
     sent is a part of the one-shot result after every character, and the end is that result or its error."""
@@ -46,23 +70,7 @@ def test_library_outputs_stream_soundly_whole_and_cut_off() -> None:  # [STREAM-
     for name, prefix, text in library_outputs():
         parser = rs.compile(rs.schemas.load(name))
         for cut in sorted({len(text), len(text) // 4, len(text) // 2, 3 * len(text) // 4}):
-            output = text[:cut]
-            try:
-                expected: Any = parser.parse(output, prefix)
-            except rs.ParseError as error:
-                expected = error
-            stream = parser.stream(prefix)
-            for char in output:
-                stream.feed(char)
-                if not isinstance(expected, rs.ParseError):
-                    assert part_of(stream.message, expected), (name, output, stream.message)
-            if isinstance(expected, rs.ParseError):
-                with pytest.raises(rs.ParseError) as caught:
-                    stream.finish()
-                assert (caught.value.category, caught.value.path) == (expected.category, expected.path)
-            else:
-                stream.finish()
-                assert json_equal(stream.message, expected), (name, output)
+            assert_streams_soundly(parser, prefix, text[:cut], 1, (name, text[:cut]))
             judged += 1
     assert judged > 600
 
@@ -372,25 +380,7 @@ def test_every_corpus_case_streams_soundly_in_process() -> None:  # [STREAM-3], 
         except rs.SchemaError:
             continue
         for test in group.tests:
-            try:
-                expected: Any = parser.parse(test.input, test.prefix)
-            except rs.ParseError as error:
-                expected = error
-            stream = parser.stream(test.prefix)
-            sent: Any = None
-            for at in range(0, len(test.input), 3):
-                stream.feed(test.input[at : at + 3])
-                assert part_of(sent, stream.message), test.id
-                sent = copy.deepcopy(stream.message)
-                if not isinstance(expected, rs.ParseError):
-                    assert part_of(sent, expected), (test.id, sent)
-            if isinstance(expected, rs.ParseError):
-                with pytest.raises(rs.ParseError) as caught:
-                    stream.finish()
-                assert (caught.value.category, caught.value.path) == (expected.category, expected.path), test.id
-            else:
-                stream.finish()
-                assert json_equal(stream.message, expected), test.id
+            assert_streams_soundly(parser, test.prefix, test.input, 3, test.id)
             judged += 1
     assert judged > 700
 
