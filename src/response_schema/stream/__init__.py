@@ -161,19 +161,11 @@ def apply(message: Any, delta: Delta) -> Any:
     return message
 
 
+_MISSING = object()
+
+
 def _at(message: Any, path: str) -> Any:
-    """The value at the pointer ``path`` (which ``_has``)."""
-    value = message
-    for token in path.split("/")[1:]:
-        token = _unescaped(token)
-        value = value[int(token)] if isinstance(value, list) else value[token]
-    return value
-
-
-def _has(message: Any, path: str) -> bool:
-    """Whether the pointer ``path`` names a value in ``message`` (None: nothing sent, [STREAM-1])."""
-    if message is None:
-        return False
+    """The value at the pointer ``path`` in ``message``, or _MISSING."""
     value = message
     for token in path.split("/")[1:]:
         token = _unescaped(token)
@@ -182,8 +174,13 @@ def _has(message: Any, path: str) -> bool:
         elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
             value = value[int(token)]
         else:
-            return False
-    return True
+            return _MISSING
+    return value
+
+
+def _has(message: Any, path: str) -> bool:
+    """Whether the pointer ``path`` names a value of what was sent (None: nothing, [STREAM-1])."""
+    return message is not None and _at(message, path) is not _MISSING
 
 
 def _escaped(key: str) -> str:
