@@ -26,8 +26,8 @@ def base() -> Iterator[str]:
     server.server_close()
 
 
-def post(base: str, body: Any) -> tuple[int, Any]:
-    request = urllib.request.Request(f"{base}/api/parse", data=json.dumps(body).encode(), method="POST")
+def post(base: str, body: Any, path: str = "/api/parse") -> tuple[int, Any]:
+    request = urllib.request.Request(f"{base}{path}", data=json.dumps(body).encode(), method="POST")
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.loads(response.read())
@@ -54,6 +54,14 @@ def test_parse_gives_the_trace_or_the_schema_problems(base: str) -> None:
     }
     assert post(base, {"schema": {}})[0] == 400
     assert post(base, {"schema": {}, "text": 5})[0] == 400
+
+
+def test_stream_gives_the_replay(base: str) -> None:  # the playground's Replay
+    schema = {"type": "object", "properties": {"content": {"type": "string", "x-regex": "^(.*?)\\s*(?:<eos>|$)"}}}
+    status, result = post(base, {"schema": schema, "text": "Hi <eos>"}, "/api/stream")
+    assert status == 200 and result["end"] == {"value": {"content": "Hi"}}
+    assert result["steps"][1]["sent"] == {"content": "Hi"} and "held" not in result["steps"][1]
+    assert post(base, {"schema": {"type": "nope"}, "text": ""}, "/api/stream")[1]["schema_errors"]
 
 
 def test_a_catastrophic_pattern_is_cut_off() -> None:
