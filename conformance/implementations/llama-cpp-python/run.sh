@@ -4,6 +4,7 @@
 #   (a checkout of github abetlen/llama-cpp-python; only examples/server/server.py is used)
 #   python -m venv VENV && VENV/bin/pip install openai fastapi uvicorn numpy jinja2 pydantic jmespath
 #   conformance/implementations/llama-cpp-python/run.sh /path/to/checkout VENV [harness options...]
+#   (add --stream to run its streaming path, ResponseParser.consume_completion_chunk, through the streaming harness)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 checkout="$(cd "${1:?usage: run.sh /path/to/llama-cpp-python VENV [harness options...]}" && pwd)"
