@@ -78,7 +78,9 @@ class _Stream:
     def __init__(self, schema: Any, prefix: str) -> None:
         self._parser = _server.ResponseParser(schema, generation_prompt=prefix)
         self._texts: dict[str, str] = {}
-        self._calls: list[dict[str, Any]] = []
+        self._names: list[str] = []
+        self._arguments: list[str] = []
+        self._role: Any = None
         self.message: Any = None
 
     def feed(self, text: str) -> None:
@@ -86,52 +88,29 @@ class _Stream:
 
     def finish(self) -> None:
         self._apply(self._parser.consume_completion_chunk("", chunk_id="s", created=0, model="m", finish_reason="stop"))
-        message = object.__getattribute__(self, "message")
-        for call in message.get("tool_calls", []) if isinstance(message, dict) else []:
-            text = call["function"].pop("_arguments", "")
-            call["function"]["arguments"] = json.loads(text) if text else {}
+        if isinstance(self.message, dict) and "tool_calls" in self.message:
+            for call, text in zip(self.message["tool_calls"], self._arguments, strict=True):
+                call["function"]["arguments"] = json.loads(text) if text else {}
 
     def _apply(self, payloads: list[dict[str, Any]]) -> None:
         for payload in payloads:
             for choice in payload.get("choices", []):
                 delta = choice.get("delta") or {}
-                if delta.get("role"):
-                    self.message = self.message or {"role": delta["role"]}
+                self._role = self._role or delta.get("role")
                 for field, key in (("reasoning_content", "thinking"), ("content", "content")):
                     if isinstance(delta.get(field), str):
                         self._texts[key] = self._texts.get(key, "") + delta[field]
                 for entry in delta.get("tool_calls") or []:
-                    while len(self._calls) <= entry["index"]:
-                        self._calls.append({"type": "function", "function": {"name": "", "_arguments": ""}})
+                    while len(self._names) <= entry["index"]:
+                        self._names.append("")
+                        self._arguments.append("")
                     function = entry.get("function") or {}
-                    call = self._calls[entry["index"]]["function"]
-                    call["name"] += function.get("name") or ""
-                    call["_arguments"] += function.get("arguments") or ""
-        if self._texts or self._calls:
-            message = dict(self.message or {"role": "assistant"})
-            message.update(self._texts)
-            if self._calls:
-                message["tool_calls"] = [
-                    {"type": call["type"], "function": dict(call["function"])} for call in self._calls
-                ]
-            self.message = message
-
-    def __getattribute__(self, name: str) -> Any:
-        if name == "message":
-            value = object.__getattribute__(self, "message")
-            return _visible(value)
-        return object.__getattribute__(self, name)
-
-
-def _visible(message: Any) -> Any:
-    """The message without the arguments text kept for the end."""
-    if not isinstance(message, dict) or "tool_calls" not in message:
-        return message
-    calls = [
-        {"type": call["type"], "function": {k: v for k, v in call["function"].items() if k != "_arguments"}}
-        for call in message["tool_calls"]
-    ]
-    return {**message, "tool_calls": calls}
+                    self._names[entry["index"]] += function.get("name") or ""
+                    self._arguments[entry["index"]] += function.get("arguments") or ""
+        if self._role or self._texts or self._names:
+            self.message = {"role": self._role or "assistant", **self._texts}
+            if self._names:
+                self.message["tool_calls"] = [{"type": "function", "function": {"name": name}} for name in self._names]
 
 
 STREAM = _Stream
