@@ -98,7 +98,7 @@ class Analysis:
 
     def __init__(self, root: Node, walk: Walk) -> None:
         self.root, self.walk = root, walk
-        self._programs: dict[Any, Any] = {}  # compiled programs, and what is known of nodes
+        self._memo: dict[Any, Any] = {}  # each pattern's program, and whether a node holds JSON text
         self._states: dict[tuple[Any, ...], Any] = {}
         self._used: dict[tuple[Any, ...], Any] = {}
 
@@ -119,9 +119,9 @@ class Analysis:
 
     def program(self, pattern: re.Pattern[str]) -> Program | None:
         key = id(pattern)  # patterns live as long as the compiled schema
-        if key not in self._programs:
-            self._programs[key] = compile_program(pattern)
-        program: Program | None = self._programs[key]
+        if key not in self._memo:
+            self._memo[key] = compile_program(pattern)
+        program: Program | None = self._memo[key]
         return program
 
     # The nodes ([NODE-1]), on descriptions.
@@ -149,12 +149,12 @@ class Analysis:
         """Whether a value under ``node`` may be sent as JSON text: then a text known whole is still read here,
         not by the walk, so that the value's text is found (``source``)."""
         key = ("holds", id(node))
-        if key not in self._programs:
+        if key not in self._memo:
             children = [child for _, child in node.properties] + [node.items, node.additional]
-            self._programs[key] = json_text(node) or any(
+            self._memo[key] = json_text(node) or any(
                 isinstance(child, Node) and self.holds_text(child) for child in children
             )
-        return bool(self._programs[key])
+        return bool(self._memo[key])
 
     def stages(self, node: Node, content: Any) -> list[Any]:
         """Steps 3 to 8 of [NODE-1] on a description: what the content after them may be."""
@@ -290,16 +290,7 @@ class Analysis:
         if node.parser != "json" or node.transform is not None:
             return ANY
         text = content.text
-        return self.exact_stages_after_parser(node, text) if not node.allow_non_json and json_complete(text) else ANY
-
-    def exact_stages_after_parser(self, node: Node, text: str) -> Any:
-        try:
-            value = self.walk.parsed(node, text)
-            if node.mapping is not None or node.mapping_regex is not None:
-                value = self.walk.mapped(node, value)
-        except ParseError:
-            return None
-        return Exact(value)
+        return self.exact_stages(node, text) if not node.allow_non_json and json_complete(text) else ANY
 
     # The types, on what the stages left.
 
