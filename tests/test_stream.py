@@ -64,15 +64,16 @@ def assert_streams_soundly(parser: rs.Parser, prefix: str, output: str, size: in
 
 
 def test_library_outputs_stream_soundly_whole_and_cut_off() -> None:  # [STREAM-3], [STREAM-4], [STREAM-5]
-    """Every behaviour output of every family, and three cut-offs of it, fed a character at a time: what was
-    sent is a part of the one-shot result after every character, and the end is that result or its error."""
+    """Every behaviour output of every family, fed a character at a time, and two cut-offs of it, fed two at a
+    time: what was sent is a part of the one-shot result after every feed, and the end is that result or its
+    error."""
     judged = 0
     for name, prefix, text in library_outputs():
         parser = rs.compile(rs.schemas.load(name))
-        for cut in sorted({len(text), len(text) // 4, len(text) // 2, 3 * len(text) // 4}):
-            assert_streams_soundly(parser, prefix, text[:cut], 1, (name, text[:cut]))
+        for cut in sorted({len(text), len(text) // 3, 2 * len(text) // 3}):
+            assert_streams_soundly(parser, prefix, text[:cut], 1 if cut == len(text) else 2, (name, text[:cut]))
             judged += 1
-    assert judged > 600
+    assert judged > 500
 
 
 @pytest.mark.parametrize("size", [1, 4, 1000])
