@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus_cases import compiled_tests
 from library_formats import CATEGORIES, FAMILIES, WEATHER
 
 import response_schema as rs
@@ -372,17 +373,10 @@ def test_streamed_judges_each_test_in_process() -> None:  # [STREAM-3], [STREAM-
 def test_every_corpus_case_streams_soundly_in_process() -> None:  # [STREAM-3], [STREAM-4], [STREAM-5]
     """Every case, fed 3 characters at a time: each partial value is a part of the one-shot result and of the
     next, and the end is the one-shot result or its error. (conformance run --stream tries every chunking.)"""
-    from response_schema.harness.corpus import corpus_dir, load
-
     judged = 0
-    for group in load([corpus_dir()]).groups:
-        try:
-            parser = rs.compile(group.schema)
-        except rs.SchemaError:
-            continue
-        for test in group.tests:
-            assert_streams_soundly(parser, test.prefix, test.input, 3, test.id)
-            judged += 1
+    for parser, test in compiled_tests():
+        assert_streams_soundly(parser, test.prefix, test.input, 3, test.id)
+        judged += 1
     assert judged > 700
 
 
