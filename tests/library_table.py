@@ -69,6 +69,22 @@ def render() -> str:
         for mode, prefix in schemas.prefills(name).items():
             shown = json.dumps(prefix).replace("|", "\\|")  # a pipe in a table cell, even in code, is escaped
             lines.append(f"| {name} | {mode} | `{shown}` |")
+    lines += [
+        "",
+        "## Typed arguments",
+        "",
+        "The formats that give arguments as text, on one output, without and with the request's tools",
+        "(`parse(output, tools=...)`, SPEC.md section 15; the cases `fmt.FAMILY.untyped-arguments` and",
+        "`fmt.FAMILY.typed-arguments`). The tool declares `city` a string, `days` an integer, `metric` a boolean.",
+        "",
+        "| family | arguments without tools | with tools |",
+        "|---|---|---|",
+    ]
+    for family in FAMILIES:
+        pair = [expects.get(f"fmt.{family.name}.{kind}-arguments") for kind in ("untyped", "typed")]
+        if all(pair):
+            shown = [json.dumps(expect["output"]["tool_calls"][0]["function"]["arguments"]) for expect in pair]
+            lines.append(f"| {family.name} | `{shown[0]}` | `{shown[1]}` |")
     return "\n".join(lines) + "\n"
 
 

@@ -49,7 +49,7 @@ def test_rule(rule_id: str) -> None:
     if rule.must:
         assert tests, f"no case pins {rule_id}"
     for test in tests:
-        (actual,) = reference_outcomes(SCHEMAS[test.group_id], [test.text])
+        (actual,) = reference_outcomes(SCHEMAS[test.group_id], [test.text], [test.tools])
         assert test.expect is not None
         assert matches(test.expect, actual), f"{test.id}: expected {test.expect}, got {actual}"
 

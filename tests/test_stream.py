@@ -243,8 +243,12 @@ def test_conformance_run_stream_passes_the_reference(tmp_path: Path) -> None:
     report = tmp_path / "r.jsonl"
     result = cli("conformance", "run", "--stream", "-k", "stream.", "-k", "fmt.qwen3.", "--report", str(report))
     assert result.returncode == 0, result.stdout + result.stderr
-    head = json.loads(report.read_text(encoding="utf-8").splitlines()[0])
-    assert head["options"]["stream"] is True
+    lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    assert lines[0]["options"]["stream"] is True
+    assert all(line["lag"]["max"] == 0 for line in lines[1:-1] if "lag" in line) and any(
+        "lag" in line for line in lines
+    )
+    assert "lag against the reference, one character at a time: 0.00 characters" in result.stdout
 
 
 EARLY = '''
@@ -354,6 +358,23 @@ class _Wrong(_Early):
         self.message = {"content": "other"}
 
 
+class _Late(_Early):
+    """Sound but late: it sends nothing before the output is complete."""
+
+    def feed(self, text: str) -> None:
+        self.inner.feed(text)
+
+
+def test_lag_counts_the_characters_until_the_reference_s_partial_is_sent() -> None:  # [STREAM-6]
+    from response_schema.harness.streaming import lag
+
+    reference = [None, {"content": "a"}, {"content": "ab"}]
+    assert lag(reference, reference, {"content": "ab"}) == {"mean": 0.0, "max": 0}
+    assert lag(reference, [None, None, {"content": "a"}], {"content": "ab"}) == {"mean": 0.667, "max": 1}
+    assert lag(reference, [None] * 3, {"content": "ab"}) == {"mean": 1.0, "max": 2}
+    assert lag(None, [None], "x") is None and lag([], [], "x") is None
+
+
 def test_streamed_judges_each_test_in_process() -> None:  # [STREAM-3], [STREAM-4]
     from response_schema.harness.corpus import corpus_dir, load
     from response_schema.harness.implementations import Reference
@@ -367,6 +388,10 @@ def test_streamed_judges_each_test_in_process() -> None:  # [STREAM-3], [STREAM-
     assert early["error"]["phase"] == "stream" and "[STREAM-3]" in early["error"]["message"]
     wrong = Streamed(Reference(), in_process(_Wrong)).run(group, tests[:1], 5.0)[0]
     assert wrong == {"output": {"content": "other"}}  # every chunking agrees: the runner judges it a fail
+    late = Streamed(Reference(), in_process(_Late)).run(group, tests[:1], 5.0)[0]
+    reference = good.run(group, tests[:1], 5.0)[0]
+    assert reference["lag"] == {"mean": 0.0, "max": 0}  # [STREAM-6]: measured against the reference
+    assert late["output"] == reference["output"] and late["lag"]["max"] == len(tests[0].input)
     assert good.stderr_tail() == "" and good.start() is None and good.stop() is None
 
 

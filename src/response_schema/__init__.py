@@ -12,6 +12,7 @@ from .configs import NoResponseSchema, schema_from
 from .errors import ParseError, ResponseSchemaError, SchemaError
 from .parser import Parser
 from .schema import compile_schema
+from .tools import Tools, ToolsError
 
 __version__ = "0.2.0"
 SPEC_VERSION = "1.2"
@@ -33,6 +34,7 @@ FEATURES = frozenset(
         "python-numeric-syntax",
         "big-integers",
         "integer-digit-limit",
+        "typed-arguments",
     }
     | ({"regex-atomic"} if sys.version_info >= (3, 11) else set())
 )
@@ -42,6 +44,8 @@ __all__ = [
     "Parser",
     "ResponseSchemaError",
     "SchemaError",
+    "Tools",
+    "ToolsError",
     "compile",
     "parse",
     "schema_from",
@@ -54,16 +58,16 @@ def compile(schema: dict[str, Any]) -> Parser:
     return Parser(compile_schema(schema))
 
 
-def parse(schema: dict[str, Any], text: str, prefix: str = "") -> Any:
-    """``compile(schema).parse(text, prefix)``, reusing the compiled schemas of the last 256 distinct schemas.
+def parse(schema: dict[str, Any], text: str, prefix: str = "", tools: Any = None) -> Any:
+    """``compile(schema).parse(text, prefix, tools)``, reusing the compiled schemas of the last 256 distinct schemas.
 
     The cache key is the schema's ``marshal`` serialization: equal keys mean equal values of equal types
     (``1``, ``1.0`` and ``True`` differ), so a schema mutated after a call is never served a stale parser."""
     try:
         key = marshal.dumps(schema)
     except ValueError:  # not plain data (native objects, cycles): compile() says what is wrong with it
-        return compile(schema).parse(text, prefix)
-    return _compiled(key).parse(text, prefix)
+        return compile(schema).parse(text, prefix, tools)
+    return _compiled(key).parse(text, prefix, tools)
 
 
 @functools.lru_cache(maxsize=256)

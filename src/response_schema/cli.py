@@ -9,9 +9,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import SPEC_VERSION, __version__, compile, schemas
+from . import SPEC_VERSION, Tools, ToolsError, __version__, compile, schemas
 from .configs import NoResponseSchema, from_config, schema_from
-from .errors import ParseError, SchemaError, shown
+from .errors import ParseError, ResponseSchemaError, SchemaError, shown
 from .files import FileProblem, load_json, read_chunks, read_text, write_out
 from .jsontext import dumps, printable
 from .openai import OpenAIStream
@@ -107,6 +107,12 @@ def _argument_parser() -> argparse.ArgumentParser:
         "prefills (the parse reads TEXT then INPUT; backslash escapes \\n, \\t, \\\\ are read; "
         "'response-schema schemas show NAME' says a library format's prefills)",
     )
+    parse.add_argument(
+        "--tools",
+        metavar="FILE",
+        help="the request's tools (a JSON array of OpenAI function definitions, or a request body with a 'tools' "
+        "key): the arguments of calls to them are typed by their parameters (SPEC.md section 15)",
+    )
     parse.add_argument("--pretty", action="store_true", help="indent the JSON output")
     parse.add_argument("--trace", action="store_true", help="show what each node did (a tree; JSON with --json)")
     parse.add_argument("--json", action="store_true", help="with --trace: the trace as JSON (Parser.trace)")
@@ -127,6 +133,7 @@ def _argument_parser() -> argparse.ArgumentParser:
     stream.add_argument("schema", metavar="SCHEMA", help="as for parse")
     stream.add_argument("input", metavar="INPUT", nargs="?", default="-", help="the model output ('-': stdin)")
     stream.add_argument("--prefix", default="", metavar="TEXT", help="as for parse")
+    stream.add_argument("--tools", metavar="FILE", help="as for parse")
     stream.add_argument("--openai", action="store_true", help="print the OpenAI chat-completion-chunk view")
     stream.add_argument("--chunk", type=_positive, default=4096, metavar="BYTES", help="read at most BYTES at a time")
     stream.set_defaults(run=_stream)
@@ -196,13 +203,14 @@ def _parse(args: argparse.Namespace) -> int:
     text = read_text(args.input)
     prefix = unescape(args.prefix)
     try:
+        tools = load_tools(args.tools)
         parser = compile(schema)
         if args.trace:
             trace = parser.trace(text, prefix)
             write_out(dumps(trace, indent=2 if args.pretty else None) + "\n" if args.json else render_trace(trace))
             return EXIT_INPUT if "error" in trace else EXIT_OK
-        result = parser.parse(text, prefix)
-    except SchemaError as exc:
+        result = parser.parse(text, prefix, tools)
+    except (SchemaError, ToolsError) as exc:
         return _fail(exc, EXIT_USAGE)
     except ParseError as exc:
         return _fail(exc, EXIT_INPUT)
@@ -215,10 +223,11 @@ def _stream(args: argparse.Namespace) -> int:
         raise UsageError("the schema and the input cannot both be standard input")
     schema = load_schema(args.schema)
     try:
+        tools = load_tools(args.tools)
         parser = compile(schema)
-    except SchemaError as exc:
+    except (SchemaError, ToolsError) as exc:
         return _fail(exc, EXIT_USAGE)
-    stream = parser.stream(unescape(args.prefix))
+    stream = parser.stream(unescape(args.prefix), tools)
     view: Any = OpenAIStream(stream) if args.openai else stream
     try:
         for text in read_chunks(args.input, args.chunk):
@@ -337,12 +346,21 @@ def _schemas(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _fail(exc: SchemaError | ParseError, code: int) -> int:
+def _fail(exc: ResponseSchemaError, code: int) -> int:
     print(
         printable(f"response-schema: {exc.phase} error {exc.category} at {shown(exc.path)}: {exc.message}"),
         file=sys.stderr,
     )
     return code
+
+
+def load_tools(path: str | None) -> Tools | None:
+    """The tools that --tools names: a JSON array of function definitions, or a request body that holds one
+    under ``tools``; None without --tools. ToolsError when they are not function definitions ([TOOLS-1])."""
+    if path is None:
+        return None
+    value = load_json(path)
+    return Tools(value["tools"] if isinstance(value, dict) and "tools" in value else value)
 
 
 def load_schema(path: str) -> Any:

@@ -7,6 +7,7 @@ from typing import Any
 from .errors import ParseError
 from .schema import Node
 from .stream import Stream
+from .tools import Tools
 from .trace import trace
 from .walk import Walk
 
@@ -24,17 +25,20 @@ class Parser:
         self.root = root
         self.walk = walk
 
-    def parse(self, text: str, prefix: str = "") -> Any:
+    def parse(self, text: str, prefix: str = "", tools: Any = None) -> Any:
         """The message that ``text`` parses to ([GEN-1]); ``None`` when the root yields no value ([GEN-3]).
         ``prefix`` is what the assistant turn already held before the output, such as a ``<think>\n`` that the
-        chat template prefilled: the parse reads ``prefix + text`` ([GEN-5])."""
-        return self.walk.node(self.root, _whole(text, prefix))
+        chat template prefilled: the parse reads ``prefix + text`` ([GEN-5]). ``tools``, the request's function
+        definitions (or ``Tools`` made from them once), type the arguments of calls to them (section 15)."""
+        typing = _tools(tools)
+        message = self.walk.node(self.root, _whole(text, prefix))
+        return message if typing is None else typing.typed(message)
 
-    def stream(self, prefix: str = "") -> Stream:
+    def stream(self, prefix: str = "", tools: Any = None) -> Stream:
         """A stream that parses an output fed in chunks (SPEC section 14): ``feed(text)`` and ``finish()`` return
-        deltas, ``message`` is what was sent so far, always a part of the one-shot result. Streams are
-        independent: any number may run on one parser."""
-        return Stream(self, prefix)
+        deltas, ``message`` is what was sent so far, always a part of the one-shot result (typed by ``tools``,
+        [TOOLS-7]). Streams are independent: any number may run on one parser."""
+        return Stream(self, prefix, _tools(tools))
 
     def trace(self, text: str, prefix: str = "") -> dict[str, Any]:
         """What ``parse`` does, node by node, as data: ``{"value": ...}`` or ``{"error": {...}}``, and ``"root"``,
@@ -47,6 +51,11 @@ class Parser:
         root = self.root
         keys = ", ".join(name for name, _ in root.properties)
         return f"<response_schema.Parser type={root.type or 'any'}{f' properties=[{keys}]' if keys else ''}>"
+
+
+def _tools(tools: Any) -> Tools | None:
+    """The tools of a call: None for none, read now when given as definitions ([TOOLS-1])."""
+    return tools if tools is None or isinstance(tools, Tools) else Tools(tools)
 
 
 def _whole(text: str, prefix: str) -> str:

@@ -8,11 +8,13 @@ and so, from the harness:
 
     response-schema conformance run --command "/path/to/venv/bin/python adapter.py pkg.mod:parse"
 
-``CALLABLE(schema, text)`` returns the message or raises; an exception with string ``phase`` and ``category``
-attributes is a categorized error result. The module may set ``FEATURES``, ``CATEGORIZES_ERRORS`` and
-``__version__``; the options override them. ``--path`` puts DIR first on ``sys.path`` (repeatable). A module
-with ``STREAM(schema, prefix)``, which opens a stream with ``feed(text)``, ``finish()`` and ``message`` (SPEC.md
-section 14), streams too: the adapter then answers protocol 2 and its ``stream`` command.
+``CALLABLE(schema, text)`` returns the message or raises (a test with tools, SPEC.md section 15, calls
+``CALLABLE(schema, text, tools=TOOLS)``, and ``STREAM`` likewise: declare the feature typed-arguments); an
+exception with string ``phase`` and ``category`` attributes is a categorized error result. The module may set
+``FEATURES``, ``CATEGORIZES_ERRORS`` and ``__version__``; the options override them. ``--path`` puts DIR first
+on ``sys.path`` (repeatable). A module with ``STREAM(schema, prefix)``, which opens a stream with ``feed(text)``,
+``finish()`` and ``message`` (SPEC.md section 14), streams too: the adapter then answers protocol 2 and its
+``stream`` command.
 
 What it takes care of: one JSON line per answer; stdout kept for the protocol (anything the implementation prints
 goes to stderr); results JSON cannot hold (NaN, infinities, keys that are not strings, tuples, sets, objects,
@@ -58,8 +60,10 @@ def unrepresentable(value: Any) -> str:
     return ""
 
 
-def result(function: Any, schema: Any, text: str) -> dict[str, Any]:
-    return outcome(lambda: function(schema, text))
+def result(function: Any, schema: Any, test: dict[str, Any]) -> dict[str, Any]:
+    """One test of a ``run`` request; its tools, when it has some, as ``tools=`` (SPEC.md section 15)."""
+    tools = {"tools": test["tools"]} if "tools" in test else {}
+    return outcome(lambda: function(schema, test["input"], **tools))
 
 
 def outcome(work: Any) -> dict[str, Any]:
@@ -76,12 +80,13 @@ def outcome(work: Any) -> dict[str, Any]:
     return {"unrepresentable": problem} if problem else {"output": output}
 
 
-def streamed(opener: Any, schema: Any, prefix: str, chunks: list[str]) -> dict[str, Any]:
+def streamed(opener: Any, request: dict[str, Any], chunks: list[str]) -> dict[str, Any]:
     """One stream of a ``stream`` request: the partial value after each chunk (null: nothing sent), and the end."""
     partials: list[Any] = []
+    tools = {"tools": request["tools"]} if "tools" in request else {}
 
     def run() -> Any:
-        stream = opener(schema, prefix)
+        stream = opener(request["schema"], request["prefix"], **tools)
         for chunk in chunks:
             stream.feed(chunk)
             problem = unrepresentable(stream.message)
@@ -116,12 +121,12 @@ def serve(function: Any, hello: dict[str, Any], opener: Any = None) -> int:
             chunkings = request["chunkings"]
             answer = {
                 "seq": request["seq"],
-                "results": [streamed(opener, request["schema"], request["prefix"], chunks) for chunks in chunkings],
+                "results": [streamed(opener, request, chunks) for chunks in chunkings],
             }
         elif command == "run":
             answer = {
                 "seq": request["seq"],
-                "results": [result(function, request["schema"], t["input"]) for t in request["tests"]],
+                "results": [result(function, request["schema"], test) for test in request["tests"]],
             }
         else:
             print(f"adapter: unknown request {command!r}", file=sys.stderr)

@@ -13,14 +13,16 @@ from typing import Any
 from ..errors import shown
 from ..files import FileProblem, read_text
 from ..jsontext import Refused, load_strict
+from ..tools import Tools, ToolsError
 
 ID = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*(?:\.[a-z0-9]+(?:[-_][a-z0-9]+)*)*$")
 RULE = re.compile(r"^[A-Z][A-Z0-9]*-[0-9]+$")
 NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_FILE_BYTES = 64 * 1024 * 1024
 FILE_KEYS = {"$schema", "description", "groups"}
-GROUP_KEYS = {"id", "description", "rules", "features", "tags", "schema", "tests"}
-TEST_KEYS = {"id", "description", "rules", "features", "tags", "prefix", "input", "expect"}
+GROUP_KEYS = {"id", "description", "rules", "features", "tags", "schema", "tools", "tests"}
+TEST_KEYS = {"id", "description", "rules", "features", "tags", "prefix", "tools", "input", "expect"}
+TOOLS_FEATURE = "typed-arguments"  # a test with tools needs it (SPEC section 15)
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class Test:
     group_id: str
     area: str
     prefix: str = ""
+    tools: Any = None  # the request's tools: the arguments are typed by them (SPEC section 15)
 
     @property
     def text(self) -> str:
@@ -202,6 +205,14 @@ class _Shape:
             return False
         return True
 
+    def tools(self, holder: dict[str, Any], pointer: str) -> None:
+        """A group's or a test's ``tools``: function definitions as [TOOLS-1] reads them."""
+        if "tools" in holder:
+            try:
+                Tools(holder["tools"])
+            except ToolsError as exc:
+                self.problem(f"{pointer}/tools{exc.path}", f"{exc.message} ([TOOLS-1])")
+
     def names(self, value: Any, pointer: str, pattern: re.Pattern[str], what: str) -> tuple[str, ...]:
         if value is None:
             return ()
@@ -221,13 +232,16 @@ class _Shape:
         rules = self.names(group.get("rules"), f"{pointer}/rules", RULE, "rule ids such as 'REGEX-4'")
         features = self.names(group.get("features"), f"{pointer}/features", NAME, "feature names")
         tags = self.names(group.get("tags"), f"{pointer}/tags", NAME, "tag names")
+        self.tools(group, pointer)
         tests_value = group["tests"]
         if not isinstance(tests_value, list) or not tests_value:
             self.problem(f"{pointer}/tests", "must be a non-empty array of tests")
             return None
         tests = []
         for index, test in enumerate(tests_value):
-            loaded = self.test(test, f"{pointer}/tests/{index}", group["id"], area, (rules, features, tags))
+            loaded = self.test(
+                test, f"{pointer}/tests/{index}", group["id"], area, (rules, features, tags), group.get("tools")
+            )
             if loaded is not None:
                 tests.append(loaded)
         if len(self.problems) > start:
@@ -235,7 +249,13 @@ class _Shape:
         return Group(group["id"], group["description"], group["schema"], tuple(tests), self.file, pointer)
 
     def test(
-        self, test: Any, pointer: str, group_id: Any, area: str, inherited: tuple[tuple[str, ...], ...]
+        self,
+        test: Any,
+        pointer: str,
+        group_id: Any,
+        area: str,
+        inherited: tuple[tuple[str, ...], ...],
+        group_tools: Any = None,
     ) -> Test | None:
         start = len(self.problems)
         if not self.object(test, pointer, TEST_KEYS, {"id", "description", "input"}):
@@ -246,6 +266,8 @@ class _Shape:
             self.problem(f"{pointer}/input", "must be a string")
         if not isinstance(test.get("prefix", ""), str):
             self.problem(f"{pointer}/prefix", "must be a string")
+        self.tools(test, pointer)
+        tools = test.get("tools", group_tools)  # a group's tools are its tests' unless a test has its own
         rules = self.names(test.get("rules"), f"{pointer}/rules", RULE, "rule ids such as 'REGEX-4'")
         features = self.names(test.get("features"), f"{pointer}/features", NAME, "feature names")
         tags = self.names(test.get("tags"), f"{pointer}/tags", NAME, "tag names")
@@ -261,7 +283,7 @@ class _Shape:
             id=test["id"],
             description=test["description"],
             rules=all_rules,
-            features=frozenset(inherited[1] + features),
+            features=frozenset(inherited[1] + features + ((TOOLS_FEATURE,) if tools is not None else ())),
             tags=frozenset(inherited[2] + tags),
             input=test["input"],
             expect=expect,
@@ -270,6 +292,7 @@ class _Shape:
             group_id=str(group_id),
             area=area,
             prefix=test.get("prefix", ""),
+            tools=tools,
         )
 
     def expectation(self, expect: Any, pointer: str) -> None:

@@ -5,23 +5,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import ParseError, Parser, ResponseSchemaError, SchemaError, compile
+from .. import ParseError, Parser, ResponseSchemaError, SchemaError, ToolsError, compile
 from ..jsontext import json_equal
 from .corpus import categories
 
 Outcome = dict[str, Any]  # {"output": value} or {"error": {"phase", "category", "message"?}}
 
 
-def reference_outcomes(schema: Any, inputs: list[str]) -> list[Outcome]:
-    """What the reference does with each input under ``schema``."""
+def reference_outcomes(schema: Any, inputs: list[str], tools: list[Any] | None = None) -> list[Outcome]:
+    """What the reference does with each input under ``schema`` (typed by the input's tools, when ``tools``
+    gives them: one entry per input, None for none)."""
     try:
         parser = compile(schema)
     except SchemaError as exc:
         return [_error(exc)] * len(inputs)
-    return _parse_all(parser, inputs)
+    return _parse_all(parser, inputs, tools)
 
 
-def reference_expectations(schema: Any, inputs: list[str]) -> list[dict[str, Any]]:
+def reference_expectations(schema: Any, inputs: list[str], tools: list[Any] | None = None) -> list[dict[str, Any]]:
     """What a case file expects of each input: the reference's output, or its error's phase and category (all
     the categories of a schema with problems of several, any of which is right, [SCHEMA-1])."""
     try:
@@ -34,16 +35,16 @@ def reference_expectations(schema: Any, inputs: list[str]) -> list[dict[str, Any
         {"error": {"phase": outcome["error"]["phase"], "category": outcome["error"]["category"]}}
         if "error" in outcome
         else outcome
-        for outcome in _parse_all(parser, inputs)
+        for outcome in _parse_all(parser, inputs, tools)
     ]
 
 
-def _parse_all(parser: Parser, inputs: list[str]) -> list[Outcome]:
+def _parse_all(parser: Parser, inputs: list[str], tools: list[Any] | None = None) -> list[Outcome]:
     outcomes: list[Outcome] = []
-    for text in inputs:
+    for index, text in enumerate(inputs):
         try:
-            outcomes.append({"output": parser.parse(text)})
-        except ParseError as exc:
+            outcomes.append({"output": parser.parse(text, tools=tools[index] if tools else None)})
+        except (ParseError, ToolsError) as exc:
             outcomes.append(_error(exc))
     return outcomes
 

@@ -56,17 +56,18 @@ class Reference(InProcess):
     info = Info("response-schema", __version__, "python", FEATURES, streams=True)
 
     def run(self, group: Group, tests: list[Test], timeout: float) -> list[Outcome]:
-        return reference_outcomes(group.schema, [test.text for test in tests])
+        return reference_outcomes(group.schema, [test.text for test in tests], [test.tools for test in tests])
 
-    def open_stream(self, schema: Any, prefix: str) -> Stream:
-        return compile(schema).stream(prefix)
+    def open_stream(self, schema: Any, prefix: str, tools: Any = None) -> Stream:
+        return compile(schema).stream(prefix, tools)
 
 
 class PythonCallable(InProcess):
     """``MODULE:CALLABLE``, in process: ``callable(schema, text)`` returns the output or raises. An exception
     with ``phase`` and ``category`` attributes is a categorized error. The module may set ``FEATURES`` (an
     iterable of feature names) and ``CATEGORIZES_ERRORS`` (default True), and ``STREAM`` for streaming (SPEC
-    section 14): ``STREAM(schema, prefix)`` opens a stream with ``feed(text)``, ``finish()`` and ``message``."""
+    section 14): ``STREAM(schema, prefix)`` opens a stream with ``feed(text)``, ``finish()`` and ``message``.
+    A test with tools (feature typed-arguments, SPEC section 15) calls both with ``tools=`` too."""
 
     def __init__(self, spec: str) -> None:
         module_name, _, attribute = spec.partition(":")
@@ -78,9 +79,9 @@ class PythonCallable(InProcess):
             function = getattr(function, part)
         if not callable(function):
             raise ValueError(f"{spec} is not callable")
-        self.function: Callable[[Any, str], Any] = function
+        self.function: Callable[..., Any] = function
         # Streaming (conformance run --stream): STREAM(schema, prefix) opens a stream with feed, finish, message.
-        self.open_stream: Callable[[Any, str], Any] | None = getattr(module, "STREAM", None)
+        self.open_stream: Callable[..., Any] | None = getattr(module, "STREAM", None)
         self.info = Info(
             name=spec,
             version=str(getattr(module, "__version__", "")),
@@ -94,7 +95,8 @@ class PythonCallable(InProcess):
         outcomes: list[Outcome] = []
         for test in tests:
             try:
-                outcomes.append({"output": self.function(group.schema, test.text)})
+                tools = {} if test.tools is None else {"tools": test.tools}
+                outcomes.append({"output": self.function(group.schema, test.text, **tools)})
             except (Exception, SystemExit) as exc:  # any failure of the implementation is its answer
                 error = {"phase": getattr(exc, "phase", None), "category": getattr(exc, "category", None)}
                 outcomes.append({"error": error | {"message": f"{type(exc).__name__}: {exc}"}})

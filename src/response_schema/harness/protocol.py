@@ -97,7 +97,7 @@ def run_request(seq: int, group: Group, tests: list[Test]) -> dict[str, Any]:
         "seq": seq,
         "group": group.id,
         "schema": group.schema,
-        "tests": [{"id": test.id, "input": test.text} for test in tests],
+        "tests": [_with_tools({"id": test.id, "input": test.text}, test) for test in tests],
     }
 
 
@@ -122,7 +122,13 @@ def stream_request(seq: int, group: Group, test: Test, chunkings: list[list[str]
         "test": test.id,
         "prefix": test.prefix,
         "chunkings": chunkings,
-    }
+    } | ({"tools": test.tools} if test.tools is not None else {})
+
+
+def _with_tools(item: dict[str, Any], test: Test) -> dict[str, Any]:
+    """A test of a request, with the request's tools when it has some (SPEC section 15; only implementations
+    with the feature typed-arguments are sent such tests)."""
+    return item if test.tools is None else item | {"tools": test.tools}
 
 
 def stream_results(answer: dict[str, Any], seq: int, chunkings: list[list[str]]) -> list[tuple[list[Any], Any]]:
@@ -205,6 +211,8 @@ def request_problem(request: Any, version: int | None, last_seq: int) -> str:
     for index, test in enumerate(tests):
         if not isinstance(test, dict) or not isinstance(test.get("id"), str) or not isinstance(test.get("input"), str):
             return f"tests[{index}] needs an id and an input, both strings"
+        if "tools" in test and not isinstance(test["tools"], list):
+            return f"tests[{index}].tools must be an array"
     return ""
 
 
@@ -212,6 +220,8 @@ def _stream_problem(request: dict[str, Any]) -> str:
     chunkings = request.get("chunkings")
     if not isinstance(request.get("prefix"), str) or not isinstance(chunkings, list) or not chunkings:
         return "stream needs a prefix (a string) and chunkings (a non-empty array)"
+    if "tools" in request and not isinstance(request["tools"], list):
+        return "stream's tools must be an array"
     for index, chunks in enumerate(chunkings):
         if not isinstance(chunks, list) or not all(isinstance(chunk, str) for chunk in chunks):
             return f"chunkings[{index}] must be an array of strings"

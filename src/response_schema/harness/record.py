@@ -55,7 +55,7 @@ class _Expectations(InProcess):
     info = Reference.info
 
     def run(self, group: Group, tests: list[Test], timeout: float) -> list[Any]:
-        return reference_expectations(group.schema, [test.text for test in tests])
+        return reference_expectations(group.schema, [test.text for test in tests], [test.tools for test in tests])
 
 
 def _expectation(worker: Forked, group: Group, test: Test, timeout: float) -> Any:

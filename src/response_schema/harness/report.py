@@ -155,6 +155,13 @@ def markdown_text(head: Record, records: list[Record], foot: Record) -> str:
     ]
     lines += _table("area", _tally(records, lambda record: [record["area"]]))
     lines += ["", *_table("feature", _tally(records, lambda record: record["features"] or ["(core)"]))]
+    behind = lag_text(records)
+    if behind:
+        lines += ["", "## Streaming lag against the reference", "", behind + ".", ""]
+        lines += ["| test | mean | max |", "|---|---:|---:|"]
+        lines += [
+            f"| {record['id']} | {record['lag']['mean']} | {record['lag']['max']} |" for record in _most_behind(records)
+        ]
     known = [record for record in records if record.get("known_failure")]
     if known:
         lines += ["", "## Known failures", "", "| test | status | reason |", "|---|---|---|"]
@@ -162,6 +169,24 @@ def markdown_text(head: Record, records: list[Record], foot: Record) -> str:
     if foot.get("interrupted"):
         lines += ["", f"**Interrupted**: {_interrupted_text(foot)}."]
     return printable("\n".join(lines) + "\n")
+
+
+def lag_text(records: list[Record]) -> str:
+    """One line on how far behind the reference a stream was ([STREAM-6], measured, never judged), or ""."""
+    measured = [record["lag"] for record in records if record.get("lag")]
+    if not measured:
+        return ""
+    mean = sum(lag["mean"] for lag in measured) / len(measured)
+    late = sum(1 for lag in measured if lag["max"] > 0)
+    return (
+        f"lag against the reference, one character at a time: {mean:.2f} characters on average over "
+        f"{plural(len(measured), 'test')}, {late} of them ever behind, at most {max(lag['max'] for lag in measured)}"
+    )
+
+
+def _most_behind(records: list[Record], count: int = 10) -> list[Record]:
+    late = [record for record in records if record.get("lag") and record["lag"]["max"] > 0]
+    return sorted(late, key=lambda record: (-record["lag"]["mean"], record["id"]))[:count]
 
 
 def _cell(text: str) -> str:
@@ -234,6 +259,9 @@ class Terminal:
         tally = ", ".join(f"{count} {status}" for status, count in foot["counts"].items())
         name = printable(f"{implementation.get('name')} {implementation.get('version', '')}".strip())
         self.stream.write(f"{name}: {plural(len(records), 'test')} in {foot['seconds']:.2f} s: {tally}\n")
+        behind = lag_text(records)
+        if behind:
+            self.stream.write(behind + "\n")
         skipped = foot["counts"].get("skip", 0)
         if skipped:
             consequence = "they fail the run (--strict)" if self.strict else "with --strict they fail the run"

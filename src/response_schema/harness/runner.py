@@ -209,6 +209,12 @@ class Runner:
         return False
 
     def judge(self, test: Test, outcome: Any, duration_ms: float) -> Result:
+        lag = outcome.pop("lag", None) if isinstance(outcome, dict) and self.options.stream else None
+        result = self._judged(test, outcome, duration_ms)
+        result.lag = lag  # streaming: measured against the reference, never judged
+        return result
+
+    def _judged(self, test: Test, outcome: Any, duration_ms: float) -> Result:
         problem = result_problem(outcome)
         if problem:
             return Result(test, Status.ERROR, None, duration_ms, problem)

@@ -37,19 +37,21 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
             answer = hello_answer(Reference.info, version)
         elif request["cmd"] == "stream":
             last_seq = request["seq"]
-            streams = [_stream(request["schema"], request["prefix"], chunks) for chunks in request["chunkings"]]
+            tools = request.get("tools")
+            streams = [_stream(request["schema"], request["prefix"], chunks, tools) for chunks in request["chunkings"]]
             answer = {"seq": last_seq, "results": [{"partials": partials, "end": end} for partials, end in streams]}
         else:
             last_seq = request["seq"]
             inputs = [test["input"] for test in request["tests"]]
-            answer = {"seq": last_seq, "results": reference_outcomes(request["schema"], inputs)}
+            tools = [test.get("tools") for test in request["tests"]]
+            answer = {"seq": last_seq, "results": reference_outcomes(request["schema"], inputs, tools)}
         stdout.write(dumps(answer).encode("utf-8") + b"\n")
         stdout.flush()
     return 0 if proper else 2
 
 
-def _stream(schema: Any, prefix: str, chunks: list[str]) -> Any:
-    return stream_once(Reference().open_stream, schema, prefix, chunks)
+def _stream(schema: Any, prefix: str, chunks: list[str], tools: Any) -> Any:
+    return stream_once(Reference().open_stream, schema, prefix, chunks, tools)
 
 
 def _refuse(text: str) -> bool:

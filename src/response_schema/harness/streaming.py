@@ -5,7 +5,11 @@ two-way cut of a short input, seeded random sizes, a cut at each side of every s
 chunking. It checks, after every chunk, that what was sent is a part (⊑) of the expected result and of what is
 sent next ([STREAM-3]), and that every chunking ends where the whole input does ([STREAM-4], [STREAM-5]). The
 outcome of the whole-input chunking is then judged against the expectation like any one-shot outcome; a violation
-is an outcome that fails, whose message names the first violating chunking, minimised."""
+is an outcome that fails, whose message names the first violating chunking, minimised.
+
+Lag ([STREAM-6]) is measured, never judged: on the one-character chunking, how many more characters the
+implementation needed before it had sent what the reference had sent (``lag``, carried beside the outcome into
+the report)."""
 
 from __future__ import annotations
 
@@ -16,6 +20,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .. import compile as compile_schema
+from ..errors import ResponseSchemaError
 from ..jsontext import dumps, json_equal
 from .corpus import Group, Test
 from .expect import Outcome
@@ -24,7 +30,7 @@ from .protocol import Info
 SHORT = 80  # inputs up to this long are also cut at every point, in two
 RANDOM_CHUNKINGS = 4
 MARKER = re.compile(r"<[|\uff5c/]?[^<>\s]{1,40}?[|\uff5c]?>|\[/?[A-Z_]{2,20}\]")
-Opener = Callable[[Any, str], Any]  # (schema, prefix) -> a stream with feed, finish and message
+Opener = Callable[..., Any]  # (schema, prefix[, tools=]) -> a stream with feed, finish and message
 
 
 def chunkings(text: str, seed: int = 0) -> list[list[str]]:
@@ -78,16 +84,17 @@ def in_process(opener: Opener) -> Streams:
     """The streams of an in-process implementation: ``opener(schema, prefix)`` opens one."""
 
     def streams(group: Group, test: Test, chunkings: list[list[str]], timeout: float) -> list[OneStream]:
-        return [stream_once(opener, group.schema, test.prefix, chunks) for chunks in chunkings]
+        return [stream_once(opener, group.schema, test.prefix, chunks, test.tools) for chunks in chunkings]
 
     return streams
 
 
-def stream_once(opener: Opener, schema: Any, prefix: str, chunks: list[str]) -> OneStream:
-    """One stream of an in-process implementation; what it raises is its error (a partial per chunk even then)."""
+def stream_once(opener: Opener, schema: Any, prefix: str, chunks: list[str], tools: Any = None) -> OneStream:
+    """One stream of an in-process implementation; what it raises is its error (a partial per chunk even then).
+    The tools, when there are some, are passed as ``tools=`` (SPEC section 15)."""
     partials: list[Any] = []
     try:
-        stream = opener(schema, prefix)
+        stream = opener(schema, prefix) if tools is None else opener(schema, prefix, tools=tools)
         for chunk in chunks:
             stream.feed(chunk)
             partials.append(copy.deepcopy(stream.message))
@@ -137,7 +144,12 @@ class Streamed:
                 small = _minimised(chunks, lambda cut: bool(found(cut)))
                 message = f"chunks {dumps(small)}: {found(small)}"
                 return {"error": {"phase": "stream", "category": "violation", "message": message}}
-        return whole
+        single = next((index for index, chunks in enumerate(cuts) if chunks == list(test.input)), None)
+        if expected is _NO_OUTPUT or single is None or not _same(whole, {"output": expected}):
+            return whole  # lag is measured on streams that end at the result
+        reference = reference_partials(group.schema, test.prefix, test.input, test.tools)
+        behind = lag(reference, streamed[single][0], expected)
+        return whole if behind is None else whole | {"lag": behind}
 
 
 def violation(partials: list[Any], end: Outcome, expected: Any, whole: Outcome) -> str:
@@ -154,6 +166,35 @@ def violation(partials: list[Any], end: Outcome, expected: Any, whole: Outcome) 
 
 
 _NO_OUTPUT = object()  # the expectation is an error: [STREAM-3] then only forbids taking back
+
+
+def reference_partials(schema: Any, prefix: str, text: str, tools: Any = None) -> list[Any] | None:
+    """What the reference has sent after each character of ``text``; None when it cannot stream the test."""
+    try:
+        stream = compile_schema(schema).stream(prefix, tools)
+        partials = []
+        for char in text:
+            stream.feed(char)
+            partials.append(stream.message)
+        return partials
+    except (ResponseSchemaError, ValueError, TypeError):
+        return None
+
+
+def lag(reference: list[Any] | None, partials: list[Any], result: Any) -> dict[str, float] | None:
+    """[STREAM-6] lag against the reference, one character at a time: after character i, the reference had sent
+    ``reference[i]``; the implementation had sent it too only after character j >= i (j = len for its end).
+    The mean and the largest j - i, in characters; None when there is nothing to compare."""
+    if not reference or len(reference) != len(partials):
+        return None
+    sent = [*partials, result]
+    behind, j = [], 0
+    for i, ahead in enumerate(reference):
+        j = max(j, i)
+        while j < len(partials) and not part_of(ahead, sent[j]):
+            j += 1
+        behind.append(j - i)
+    return {"mean": round(sum(behind) / len(behind), 3), "max": max(behind)}
 
 
 def _same(left: Outcome, right: Outcome) -> bool:

@@ -71,6 +71,7 @@ class Result:
     message: str = ""
     stderr: str = ""
     known: KnownFailure | None = None
+    lag: dict[str, float] | None = None  # streaming: characters behind the reference ([STREAM-6])
 
     def as_json(self) -> dict[str, Any]:
         """The test's record in the JSON-lines report."""
@@ -88,6 +89,8 @@ class Result:
         }
         if self.known is not None:
             line["known_failure"] = self.known.as_json()
+        if self.lag is not None:
+            line["lag"] = self.lag
         if self.message:
             line["message"] = self.message
         if self.stderr:

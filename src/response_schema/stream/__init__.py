@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 from ..jsontext import json_equal
 from ..textparsers import NotJSON, json_value_at
 from .analysis import NOTHING, Analysis
-from .partial import UNKNOWN, JSONText, ended, join, json_texts
+from .partial import UNKNOWN, JSONText, complete, ended, join, json_texts
 from .pike import Buffer
 
 if TYPE_CHECKING:
     from ..parser import Parser
+    from ..tools import Tools
 
 Delta = dict[str, Any]  # one operation of [STREAM-7]: {"op": "add" | "append" | "end" | "json", "path": ..., ...}
 
@@ -34,12 +35,13 @@ class Stream:
     return the deltas of what they sent; ``message`` is the partial value sent so far (``None`` before anything
     was sent, [STREAM-1]). Not shared between threads; one compiled parser serves any number of streams."""
 
-    __slots__ = ("_analysis", "_buffer", "_ended", "_finished", "_message", "_parser", "_texts")
+    __slots__ = ("_analysis", "_buffer", "_ended", "_finished", "_message", "_parser", "_texts", "_tools")
 
-    def __init__(self, parser: Parser, prefix: str = "") -> None:
+    def __init__(self, parser: Parser, prefix: str = "", tools: Tools | None = None) -> None:
         if not isinstance(prefix, str):
             raise TypeError(f"the prefix must be a string, not {type(prefix).__name__}")
         self._parser = parser
+        self._tools = tools
         self._buffer = Buffer(prefix)  # [STREAM-9]: the prefix is read first
         self._analysis = Analysis(parser.root, parser.walk)
         self._message: Any = None
@@ -59,11 +61,12 @@ class Stream:
             raise TypeError(f"a chunk must be a string, not {type(text).__name__}")
         if not text:
             return []
-        self._buffer.text += text
+        self._buffer.grow(text)
         outcome = self._analysis.run(self._buffer)
         if outcome.none or outcome.value is NOTHING or outcome.value is UNKNOWN:
             return []  # [STREAM-6]: the root may still give no value, or nothing is certain
-        known, texts = json_texts(outcome.value)
+        value = outcome.value if self._tools is None else typed_calls(outcome.value, self._tools)
+        known, texts = json_texts(value)
         deltas = []
         for path, source in texts.items():  # [STREAM-7] "json": a value that grows as its text
             sent = self._texts[path][0] if path in self._texts else ""
@@ -103,7 +106,7 @@ class Stream:
         ([STREAM-5]); either way the stream is finished."""
         self._check_open("finish")
         self._finished = True
-        result = self._parser.parse(self._buffer.text)
+        result = self._parser.parse(self._buffer.text, tools=self._tools)
         deltas = [delta for path in list(self._texts) for delta in self._close_text(path, _at(result, path))]
         self._buffer = Buffer()
         deltas += changes(self._message, result)
@@ -113,6 +116,36 @@ class Stream:
     def _check_open(self, what: str) -> None:
         if self._finished:
             raise StreamFinished(f"{what} on a finished stream")
+
+
+def typed_calls(value: Any, tools: Tools) -> Any:
+    """[TOOLS-7] The partial value with the arguments of each call held back until they can be typed: kept as
+    they stream when the call's name is known and is no tool's, typed when they are complete and the name is a
+    tool's, left out otherwise (a text may still become a number)."""
+    if not isinstance(value, dict) or not isinstance(value.get("tool_calls"), list):
+        return value
+    held = copy.copy(value)
+    held["tool_calls"] = type(value["tool_calls"])(_typed_call(call, tools) for call in value["tool_calls"])
+    return held
+
+
+def _typed_call(call: Any, tools: Tools) -> Any:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict) or "arguments" not in function:
+        return call
+    name, arguments = function.get("name"), function["arguments"]
+    known_name = type(name) is str  # an OpenText may still grow
+    if known_name and not tools.knows(str(name)):
+        return call  # [TOOLS-3]: kept as parsed
+    held = copy.copy(call)
+    held["function"] = copy.copy(function)
+    if known_name and isinstance(arguments, dict) and complete(arguments):
+        held["function"]["arguments"] = tools.typed_call({"function": {"name": name, "arguments": arguments}})[
+            "function"
+        ]["arguments"]
+    else:
+        del held["function"]["arguments"]
+    return held
 
 
 def changes(old: Any, new: Any, path: str = "") -> list[Delta]:

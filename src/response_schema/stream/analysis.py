@@ -109,6 +109,8 @@ class Analysis:
         return outcome
 
     def _state(self, key: tuple[Any, ...], make: Any) -> Any:
+        """What a stage keeps between feeds (its search, or its result on a span known whole, which stays the
+        same object from feed to feed: ``Buffer.exact``), made when first needed and kept while it is used."""
         state = self._used.get(key)
         if state is None:
             state = self._states.get(key)
@@ -130,7 +132,10 @@ class Analysis:
         if node.has_const:  # [CONST-1]; a const null gives no value under a string ([OBJ-2])
             return Outcome(True, NOTHING) if node.const is None else Outcome(False, node.const)
         if isinstance(content, Exact) and not (content.origin and self.holds_text(node)):
-            return self.exact(node, content.value)
+            if content.origin is None:
+                return self.exact(node, content.value)
+            outcome: Outcome = self._state(("exact", id(node), content), lambda: self.exact(node, content.value))
+            return outcome
         if content is ANY:
             return UNSURE
         if node.has_stages:
@@ -200,7 +205,7 @@ class Analysis:
             matches = [spanned_value(match, content.origin) for match in node.iterator.finditer(content.value)]
             return [Items(tuple(matches), (), True)] if matches else [NO_MATCH]  # [ITER-2], [ITER-4]
         if isinstance(content, Exact):
-            found = self.exact_stages(node, content.value)
+            found = self._state(("stages", id(node), content), lambda: [self.exact_stages(node, content.value)])[0]
             return [] if found is None else [found]
         if node.iterator is not None:
             if not isinstance(content, Open):
@@ -452,13 +457,8 @@ def spanned_value(match: re.Match[str], origin: tuple[Buffer, int]) -> Any:
 def match_value(pattern: re.Pattern[str], program: Program, buffer: Buffer, entry: Entry) -> Any:
     """[REGEX-5] The match value of one possible match, as a description."""
     if pattern.groupindex:
-        return Fields(
-            {
-                name: group(program, buffer, entry, index)
-                for name, index in pattern.groupindex.items()
-                if group(program, buffer, entry, index) is not None
-            }
-        )
+        fields = {name: group(program, buffer, entry, index) for name, index in pattern.groupindex.items()}
+        return Fields({name: value for name, value in fields.items() if value is not None})
     value = group(program, buffer, entry, 1)
     return Exact(None) if value is None else value  # [REGEX-6]
 
@@ -466,15 +466,29 @@ def match_value(pattern: re.Pattern[str], program: Program, buffer: Buffer, entr
 def group(program: Program, buffer: Buffer, entry: Entry, index: int) -> Any:
     """Group ``index`` of a possible match: Exact text, Open text, ANY (it may still change), or None (it took
     no part and cannot any more)."""
-    pc, regs, _ = entry
+    pc, regs, conditions = entry
     start, end = regs[2 * index], regs[2 * index + 1]
     if pc >= 0 and program.reopens[pc] >> index & 1:
         return ANY
     if start is None:
         return None
-    if end is None:
+    if end is None or (conditions and end == len(buffer.text)):
+        # open, or ends here only if the text does (a match waiting on ``$``): read as open text, which
+        # includes ending here, so that a long value is not read whole again on every feed (linear cost)
         return Open(buffer, start)
-    return Exact(buffer.text[start:end], (buffer, start))
+    return buffer_exact(buffer, start, end)
+
+
+def buffer_exact(buffer: Buffer, start: int, end: int) -> Exact:
+    """The text ``buffer.text[start:end]`` as an Exact span: the same object while it is used, so that what is
+    done with it is done once (``Analysis._state``), not on every feed."""
+    spans = buffer.spans
+    found = spans.get((start, end))
+    if found is None:
+        if len(spans) > 256:  # only the spans of the threads alive now are asked for again
+            spans.clear()
+        found = spans[start, end] = Exact(buffer.text[start:end], (buffer, start))
+    return found
 
 
 class Substitutions:
@@ -498,15 +512,16 @@ class Substitutions:
 
 
 class Replacing:
-    """One substitution pattern, applied as its input arrives. ``fixed`` is the output of the input before
-    ``done``, which no later text changes; ``out`` is that, then what every match still possible in the rest
-    begins with ([STREAM-6]): text no match has reached yet, a replacement's literals and the groups it has seen."""
+    """One substitution pattern, applied as its input arrives. ``out`` is the output of the input before
+    ``done``, which no later text changes (its first ``fixed`` characters), then what every match still possible
+    in the rest begins with ([STREAM-6]): text no match has reached yet, a replacement's literals and the groups
+    it has seen. ``out`` only grows, so what reads it reads each character once."""
 
     def __init__(self, pattern: re.Pattern[str], replacement: str, program: Program | None, source: Open) -> None:
         self.program, self.source = program, source
         self.template = _template(replacement, pattern)
         self.out = Buffer()
-        self.fixed = ""
+        self.fixed = 0
         self.done = source.base
         self.search = None if program is None else Search(program, source.buffer, source.base, source.base)
 
@@ -514,7 +529,7 @@ class Replacing:
         if self.search is None or self.program is None:
             return  # opaque: nothing more is certain
         text = self.source.buffer.text
-        parts = [self.fixed]
+        parts = []
         while True:
             self.search.advance()
             if self.search.matched:
@@ -531,11 +546,13 @@ class Replacing:
                 parts.append(text[self.done : reach])
                 self.done = reach
             break
-        self.fixed = "".join(parts)
-        grown = self.fixed + self._pending(text)
-        if len(grown) > len(self.out.text):
-            assert grown.startswith(self.out.text), "a substitution's certain output changed"  # [STREAM-3]
-            self.out.text = grown
+        added = "".join(parts)
+        tail = added + self._pending(text)  # the output after the first ``fixed`` characters
+        sent = len(self.out.text) - self.fixed
+        if len(tail) > sent:
+            assert tail.startswith(self.out.text[self.fixed :]), "a substitution's certain output changed"  # [STREAM-3]
+            self.out.grow(tail[sent:])
+        self.fixed += len(added)
 
     def _pending(self, text: str) -> str:
         """What the output of the input from ``done`` begins with, whichever match the search ends with."""

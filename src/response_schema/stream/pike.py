@@ -474,10 +474,14 @@ def _reopens(code: list[tuple[Any, ...]], groups: int) -> list[int]:
 class Buffer:
     """Text that only grows: the output, or what a stage has certainly produced from it."""
 
-    __slots__ = ("text",)
+    __slots__ = ("spans", "text")
 
     def __init__(self, text: str = "") -> None:
         self.text = text
+        self.spans: dict[tuple[int, int], Any] = {}  # the analysis's exact spans of this text, by (start, end)
+
+    def grow(self, more: str) -> None:
+        self.text += more
 
 
 class Condition:
