@@ -257,8 +257,8 @@ import response_schema
 FEATURES = response_schema.FEATURES
 
 
-def parse(schema, text):
-    return response_schema.parse(schema, text)
+def parse(schema, text, tools=None):
+    return response_schema.parse(schema, text, tools=tools)
 
 
 class Early:

@@ -9,7 +9,8 @@
 //   import { serve } from "./adapter.mjs";
 //   serve({ parse, name: "mine", version: "1.0.0", features: ["regex-lookaround"] });
 //
-// `parse(schema, text)` returns the message or throws. An error with string `phase` and `category` properties
+// `parse(schema, text)` returns the message or throws (a test with tools, SPEC.md section 15, calls
+// `parse(schema, text, { tools })`: declare the feature typed-arguments). An error with string `phase` and `category` properties
 // is a categorized error result; anything else thrown is an error result with only a message (declare
 // `categorizesErrors: false` when none of your errors are categorized). The module form reads the exports
 // `parse` (or --export), `FEATURES`, `NAME`, `VERSION`, `CATEGORIZES_ERRORS` and `STREAM`. Given `stream(schema,
@@ -55,8 +56,11 @@ export function unrepresentable(value) {
   return "";
 }
 
-function result(parse, schema, text) {
-  return outcome(() => parse(schema, text));
+function result(parse, schema, test) {
+  // a test with tools (SPEC.md section 15, feature typed-arguments) is parse(schema, text, { tools })
+  return outcome(() =>
+    test.tools === undefined ? parse(schema, test.input) : parse(schema, test.input, { tools: test.tools }),
+  );
 }
 
 /** A run result: what `work()` returned, or the error it threw. */
@@ -126,7 +130,7 @@ export function serve({
         categorizes_errors: categorizesErrors,
       });
     } else if (request.cmd === "run") {
-      send({ seq: request.seq, results: request.tests.map((test) => result(parse, request.schema, test.input)) });
+      send({ seq: request.seq, results: request.tests.map((test) => result(parse, request.schema, test)) });
     } else if (request.cmd === "stream" && stream) {
       const results = request.chunkings.map((chunks) => streamed(stream, request.schema, request.prefix, chunks));
       send({ seq: request.seq, results });

@@ -3,8 +3,9 @@
 import { ParseError, ResponseSchemaError, SchemaError } from "./errors.js";
 import { walk } from "./parser.js";
 import { compileSchema } from "./schema.js";
+import { Tools, ToolsError } from "./tools.js";
 
-export { ParseError, ResponseSchemaError, SchemaError };
+export { ParseError, ResponseSchemaError, SchemaError, Tools, ToolsError };
 export const VERSION = "0.2.0";
 export const SPEC_VERSION = "1.2";
 /**
@@ -19,6 +20,7 @@ export const FEATURES = Object.freeze([
   "regex-backreference",
   "unicode-classes",
   "template-octal-escape",
+  "typed-arguments",
 ]);
 
 /** A compiled schema: immutable, reusable. */
@@ -28,11 +30,20 @@ export class Parser {
     Object.freeze(this);
   }
 
-  /** The message `text` parses to ([GEN-1]); null when the root yields no value ([GEN-3]). */
-  parse(text) {
+  /**
+   * The message `text` parses to ([GEN-1]); null when the root yields no value ([GEN-3]). `options.tools`, the
+   * request's function definitions (or a `Tools` made from them once), type the arguments of calls to them
+   * (SPEC.md section 15).
+   */
+  parse(text, options = {}) {
+    const tools =
+      options.tools === undefined || options.tools === null || options.tools instanceof Tools
+        ? (options.tools ?? null)
+        : new Tools(options.tools);
     if (typeof text !== "string")
       throw new ParseError("type-mismatch", "", `the input must be a string, not ${typeof text}`);
-    return walk(this.root, text);
+    const message = walk(this.root, text);
+    return tools === null ? message : tools.typed(message);
   }
 }
 
@@ -44,13 +55,13 @@ export function compile(schema) {
 const cache = new Map(); // schema text -> Parser, the last 256 distinct schemas
 const CACHE_SIZE = 256;
 
-/** `compile(schema).parse(text)`, reusing compiled schemas (keyed by their JSON text). */
-export function parse(schema, text) {
+/** `compile(schema).parse(text, options)`, reusing compiled schemas (keyed by their JSON text). */
+export function parse(schema, text, options = {}) {
   let key;
   try {
     key = JSON.stringify(schema);
   } catch {
-    return compile(schema).parse(text); // not plain data: compile says what is wrong with it
+    return compile(schema).parse(text, options); // not plain data: compile says what is wrong with it
   }
   let parser = cache.get(key);
   if (parser === undefined) {
@@ -58,5 +69,5 @@ export function parse(schema, text) {
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value);
     cache.set(key, parser);
   }
-  return parser.parse(text);
+  return parser.parse(text, options);
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { test } from "node:test";
-import { ParseError, SchemaError, compile, parse } from "../src/index.js";
+import { ParseError, SchemaError, Tools, ToolsError, compile, parse } from "../src/index.js";
 import { unrepresentable } from "../src/adapter.mjs";
 import { FUNCTIONS, compileExpression, search } from "../src/jmespath.js";
 import { Pattern, Template } from "../src/regex.js";
@@ -123,4 +123,58 @@ test("the README's first example prints what its comments say", async () => {
     printed.map((line) => line.replace(/\s+/g, " ")),
     promised.map((line) => line.replace(/\s+/g, " ")),
   );
+});
+
+test("tools type the arguments of calls to them (SPEC.md section 15)", () => {
+  const schema = {
+    type: "object",
+    properties: {
+      tool_calls: {
+        type: "array",
+        "x-regex-iterator": "<call (\\w+>.*?)</call>",
+        items: {
+          type: "object",
+          properties: {
+            function: {
+              type: "object",
+              properties: {
+                name: { type: "string", "x-regex": "^(\\w+)>" },
+                arguments: {
+                  type: "object",
+                  "x-regex": "^\\w+>(.*)$",
+                  "x-regex-key-value": "<(?P<key>\\w+)>(?P<value>.*?)</\\w+>",
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+  const tools = [
+    {
+      type: "function",
+      function: { name: "f", parameters: { properties: { n: { type: "integer" }, s: { type: "string" } } } },
+    },
+  ];
+  const text = "<call f><n>07</n><s>07</s><x>07</x></call><call g><n>07</n></call>";
+  const typed = parse(schema, text, { tools });
+  assert.deepEqual(typed.tool_calls[0].function.arguments, { n: 7, s: "07", x: "07" });
+  assert.deepEqual(typed.tool_calls[1].function.arguments, { n: "07" }); // an unknown tool: kept
+  assert.deepEqual(compile(schema).parse(text, { tools: new Tools(tools) }), typed);
+  assert.deepEqual(parse(schema, text).tool_calls[0].function.arguments, { n: "07", s: "07", x: "07" });
+  for (const [bad, path] of [
+    [{ name: "f" }, ""],
+    [[{ parameters: {} }], "/0"],
+    [[{ name: "f" }, { name: "f" }], "/1"],
+  ]) {
+    assert.throws(
+      () => parse(schema, text, { tools: bad }),
+      (error) =>
+        error instanceof ToolsError &&
+        error.phase === "tools" &&
+        error.category === "invalid-tools" &&
+        error.path === path,
+    );
+  }
 });

@@ -28,9 +28,9 @@ function jsonEqual(a, b) {
   );
 }
 
-function outcome(schema, input) {
+function outcome(schema, input, tools) {
   try {
-    return { output: compile(schema).parse(input) };
+    return { output: compile(schema).parse(input, { tools }) };
   } catch (error) {
     if (error.phase === undefined) throw error;
     return { error: { phase: error.phase, category: error.category } };
@@ -42,11 +42,12 @@ let judged = 0;
 for (const file of files(CASES)) {
   for (const group of JSON.parse(readFileSync(file, "utf8")).groups) {
     for (const caseTest of group.tests) {
-      const features = [...(group.features ?? []), ...(caseTest.features ?? [])];
+      const tools = caseTest.tools ?? group.tools; // SPEC.md section 15: a group's tools are its tests'
+      const features = [...(group.features ?? []), ...(caseTest.features ?? []), ...(tools ? ["typed-arguments"] : [])];
       const skip = features.find((feature) => !declared.has(feature));
       test(caseTest.id, { skip: skip && `needs ${skip}` }, () => {
         judged++;
-        const actual = outcome(group.schema, (caseTest.prefix ?? "") + caseTest.input); // [GEN-5]: the prefix, then the input
+        const actual = outcome(group.schema, (caseTest.prefix ?? "") + caseTest.input, tools); // [GEN-5]: the prefix, then the input
         const { expect } = caseTest;
         if ("output" in expect) {
           assert.ok("output" in actual && jsonEqual(actual.output, expect.output), JSON.stringify(actual));

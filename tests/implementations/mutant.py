@@ -115,11 +115,11 @@ REWRITES = {"default-ignored": no_default, "additional-dropped": no_additional, 
 BUG = sys.argv[1]
 
 
-def parse(schema: Any, text: str) -> Any:
+def parse(schema: Any, text: str, tools: Any = None) -> Any:
     parser = rs.compile(schema)  # the original's problems are reported, whatever the bug
     if BUG in REWRITES:
-        return rs.compile(rewritten(schema, REWRITES[BUG])).parse(text)
-    return rs.Parser(parser.root, WALKS[BUG]()).parse(text)
+        return rs.compile(rewritten(schema, REWRITES[BUG])).parse(text, tools=tools)
+    return rs.Parser(parser.root, WALKS[BUG]()).parse(text, tools=tools)
 
 
 if BUG not in WALKS and BUG not in REWRITES:

@@ -23,7 +23,8 @@ _GENERATION_FEATURES = (
     {"x-mapping"} if _MAJOR_MINOR < (5, 4) else {"gemma4-tool-call"} if _MAJOR_MINOR >= (5, 5) else set()
 )
 # Both run on the same Python re, int() and json: only the features of the language generation differ.
-FEATURES = (response_schema.FEATURES - {"x-mapping", "gemma4-tool-call"}) | _GENERATION_FEATURES
+# recursive_parse has no tools (typed-arguments: transformers 5.15+, transformers_tools_adapter).
+FEATURES = (response_schema.FEATURES - {"x-mapping", "gemma4-tool-call", "typed-arguments"}) | _GENERATION_FEATURES
 
 
 def parse(schema: Any, text: str) -> Any:
