@@ -10,6 +10,7 @@ from typing import Any
 import jmespath
 import jmespath.exceptions
 import jmespath.functions
+import jmespath.visitor
 
 from .errors import SchemaError, pointer
 from .jsontext import json_equal
@@ -48,8 +49,24 @@ class _Functions(jmespath.functions.Functions):
 
 
 _FUNCTIONS = _Functions()
-TRANSFORM_OPTIONS = jmespath.Options(custom_functions=_FUNCTIONS)  # how every transform is applied
 _JMESPATH_FUNCTIONS = _FUNCTIONS.FUNCTION_TABLE
+# One interpreter applies every transform: it keeps nothing between calls but a cache of its own methods.
+_INTERPRETER = jmespath.visitor.TreeInterpreter(jmespath.Options(custom_functions=_FUNCTIONS))
+# [ARGS-5] From JSON, only these functions can make a number JSON cannot hold (to_number("inf"), a sum that
+# overflows); other functions, paths and projections give JSON from JSON.
+_MAY_LEAVE_JSON = frozenset({"to_number", "sum", "avg"})
+
+
+@dataclass(frozen=True, eq=False)
+class Transform:
+    """A compiled JMESPath transform ([ARGS-3]); ``checked`` when its result must be checked to be JSON
+    ([ARGS-5]): it calls a function of _MAY_LEAVE_JSON or holds a literal that is not JSON (`` `NaN` ``)."""
+
+    parsed: Any  # jmespath's tree
+    checked: bool
+
+    def search(self, value: Any) -> Any:
+        return _INTERPRETER.visit(self.parsed, value)
 
 Path = tuple[str | int, ...]
 
@@ -71,7 +88,7 @@ class Node:
     iterator: re.Pattern[str] | None
     key_value: re.Pattern[str] | None
     parser: str | None
-    transform: Any  # a compiled jmespath expression
+    transform: Transform | None
     allow_non_json: bool
     mapping: dict[str, Any] | None
     mapping_regex: tuple[tuple[re.Pattern[str], str], ...] | None
@@ -342,6 +359,7 @@ class _Compiler:
         except jmespath.exceptions.JMESPathError as exc:
             self.fail("invalid-transform", path, f"invalid JMESPath expression: {exc}")
             return None
+        checked = False
         stack = [compiled.parsed]
         while stack:
             ast = stack.pop()
@@ -350,8 +368,11 @@ class _Compiler:
                 if problem:
                     self.fail("invalid-transform", path, problem)
                     return None
+                checked = checked or ast["value"] in _MAY_LEAVE_JSON
+            elif ast.get("type") == "literal":
+                checked = checked or not is_json_value(ast["value"])
             stack.extend(child for child in ast.get("children", []) if isinstance(child, dict))
-        return compiled
+        return Transform(compiled.parsed, checked)
 
     def mapping(self, schema: dict[str, Any], path: Path) -> dict[str, Any] | None:
         if "x-mapping" not in schema:

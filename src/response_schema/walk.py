@@ -15,7 +15,7 @@ from typing import Any
 import jmespath.exceptions
 
 from .errors import ParseError
-from .schema import TRANSFORM_OPTIONS, Node, is_json_value
+from .schema import Node, is_json_value
 from .textparsers import NotJSON, TooDeep, gemma4_to_json, parse_json
 
 NO_VALUE = object()  # a regex stage found nothing: the node produces no value at once
@@ -127,11 +127,13 @@ class Walk:
 
     def transformed(self, node: Node, value: Any) -> Any:
         """[ARGS-3] The JMESPath transform applied to the parser's value."""
+        transform = node.transform
+        assert transform is not None
         try:
-            value = node.transform.search(value, options=TRANSFORM_OPTIONS)
+            value = transform.search(value)
         except (jmespath.exceptions.JMESPathError, TypeError, ValueError, RecursionError) as exc:
             raise ParseError("transform-failed", node.path, f"transform failed: {exc}") from None
-        if not is_json_value(value):  # [ARGS-5] to_number("inf") and the like
+        if transform.checked and not is_json_value(value):  # [ARGS-5] to_number("inf") and the like
             raise ParseError("transform-failed", node.path, f"the transform gave a value JSON cannot hold: {value!r}")
         self.saw("transform", value)
         return value
