@@ -68,6 +68,7 @@ class Transform:
     def search(self, value: Any) -> Any:
         return _INTERPRETER.visit(self.parsed, value)
 
+
 Path = tuple[str | int, ...]
 
 
