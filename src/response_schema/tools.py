@@ -61,11 +61,15 @@ class Tools:
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict) or not isinstance(function.get("arguments"), dict):
             return call
-        properties = self._parameters.get(function.get("name"))  # type: ignore[arg-type]
-        if properties is None:
+        if function.get("name") not in self._parameters:
             return call  # an unknown tool: kept as parsed
-        arguments = {key: typed(value, properties.get(key)) for key, value in function["arguments"].items()}
+        arguments = self.typed_arguments(function["name"], function["arguments"])
         return {**call, "function": {**function, "arguments": arguments}}
+
+    def typed_arguments(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """[TOOLS-3] The arguments of a call to the tool ``name``: each parameter's by its schema, others kept."""
+        properties = self._parameters[name]
+        return {key: typed(value, properties.get(key)) for key, value in arguments.items()}
 
     def knows(self, name: str) -> bool:  # streaming only ([TOOLS-7])
         return name in self._parameters

@@ -140,9 +140,7 @@ def _typed_call(call: Any, tools: Tools) -> Any:
     held = copy.copy(call)
     held["function"] = copy.copy(function)
     if known_name and isinstance(arguments, dict) and complete(arguments):
-        held["function"]["arguments"] = tools.typed_call({"function": {"name": name, "arguments": arguments}})[
-            "function"
-        ]["arguments"]
+        held["function"]["arguments"] = tools.typed_arguments(str(name), arguments)
     else:
         del held["function"]["arguments"]
     return held

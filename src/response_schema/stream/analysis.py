@@ -110,7 +110,7 @@ class Analysis:
 
     def _state(self, key: tuple[Any, ...], make: Any) -> Any:
         """What a stage keeps between feeds (its search, or its result on a span known whole, which stays the
-        same object from feed to feed: ``Buffer.exact``), made when first needed and kept while it is used."""
+        same object from feed to feed: ``buffer_exact``), made when first needed and kept while it is used."""
         state = self._used.get(key)
         if state is None:
             state = self._states.get(key)
