@@ -156,14 +156,14 @@ class _Compiler:
 
     def node(self, schema: Any, path: Path, depth: int) -> Node | None:
         if not isinstance(schema, dict):  # [SCHEMA-2]
-            self.fail("invalid-keyword", path, f"a schema node must be an object, not {_kind(schema)}")
+            self.fail("invalid-keyword", path, f"a schema node must be an object, not {json_kind(schema)}")
             return None
         if depth > MAX_SCHEMA_DEPTH:  # [LIMIT-1]
             self.fail("schema-too-deep", path, f"schema nesting exceeds {MAX_SCHEMA_DEPTH} levels")
             return None
         for key in schema:
             if not isinstance(key, str):  # native data only
-                self.fail("invalid-keyword", path, f"schema keys must be strings, not {_kind(key)}")
+                self.fail("invalid-keyword", path, f"schema keys must be strings, not {json_kind(key)}")
             elif key.startswith("x-") and key not in X_KEYWORDS:  # [SCHEMA-3]
                 self.fail("unknown-keyword", (*path, key), f"unknown keyword {key!r}")
 
@@ -227,7 +227,7 @@ class _Compiler:
 
     def compile_regex(self, pattern: Any, path: Path) -> re.Pattern[str] | None:
         if not isinstance(pattern, str):  # [SCHEMA-6]
-            self.fail("invalid-keyword", path, f"a regex must be a string, not {_kind(pattern)}")
+            self.fail("invalid-keyword", path, f"a regex must be a string, not {json_kind(pattern)}")
             return None
         try:
             return re.compile(pattern, re.DOTALL)  # [REGEX-1]
@@ -447,7 +447,7 @@ def _function_problem(name: str, arity: int) -> str | None:
     return None
 
 
-def _kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
     """The JSON name of a value's type, for messages."""
     if value is None:
         return "null"

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from .errors import ResponseSchemaError
+from .schema import json_kind
 from .textparsers import NotJSON, TooDeep, parse_json
 
 _SPACE = " \t\n\r\f\v"  # the whitespace around a number, as [INT-1] reads it
@@ -34,7 +35,7 @@ class Tools:
 
     def __init__(self, definitions: Any) -> None:
         if not isinstance(definitions, list):
-            kind = _kind(definitions)  # tools refused
+            kind = json_kind(definitions)  # tools refused
             raise ToolsError("", f"tools must be a list of function definitions, not {kind}")  # tools refused
         self._parameters: dict[str, dict[str, Any]] = {}
         for index, tool in enumerate(definitions):
@@ -174,7 +175,3 @@ def _kind_of(value: Any) -> str:
     if isinstance(value, str):
         return "string"
     return "object" if isinstance(value, dict) else "array" if isinstance(value, list) else "unknown"
-
-
-def _kind(value: Any) -> str:  # tools refused
-    return "null" if value is None else type(value).__name__
