@@ -3,7 +3,7 @@
 import { ParseError } from "./errors.js";
 import { JMESPathTypeError, search } from "./jmespath.js";
 import { isJsonValue } from "./schema.js";
-import { NotJSON, TooDeep, gemma4ToJson, parseJson } from "./textparsers.js";
+import { JsonFailure, gemma4ToJson, readJson } from "./textparsers.js";
 
 const NO_VALUE = Symbol("no value"); // a regex stage found nothing: the node produces no value at once
 
@@ -98,14 +98,11 @@ function keyValues(node, content) {
 function runParser(node, content) {
   needString(node, content, `x-parser ${node.parser}`);
   const text = node.parser === "gemma4-tool-call" ? gemma4ToJson(content) : content; // [GEMMA-1]
-  let value;
-  try {
-    value = parseJson(text); // [JSON-1]
-  } catch (error) {
-    if (error instanceof TooDeep) throw new ParseError("json-too-deep", node.path, error.message); // [LIMIT-2]
-    if (!(error instanceof NotJSON)) throw error;
+  let value = readJson(text); // [JSON-1]
+  if (value instanceof JsonFailure) {
+    if (value.tooDeep) throw new ParseError("json-too-deep", node.path, value.message); // [LIMIT-2]
     if (!node.allowNonJson)
-      throw new ParseError("invalid-json", node.path, `not JSON (${error.message}): ${preview(content)}`); // [ARGS-4]
+      throw new ParseError("invalid-json", node.path, `not JSON (${value.message}): ${preview(content)}`); // [ARGS-4]
     value = content; // the text the parser received, not the rewritten one
   }
   if (node.transform !== null) {

@@ -2,8 +2,14 @@
 
 export const MAX_JSON_DEPTH = 256; // [LIMIT-2]
 
-export class NotJSON extends Error {}
-export class TooDeep extends Error {}
+/** Why a text is not one JSON value ([JSON-1] to [JSON-3], [LIMIT-2]); returned, not thrown: a failure on the
+ * normal path (an argument value that is plain text) costs no exception. */
+export class JsonFailure {
+  constructor(tooDeep, message) {
+    this.tooDeep = tooDeep;
+    this.message = message;
+  }
+}
 
 const BRACKETS = /"[^"\\]*(?:\\[\s\S][^"\\]*)*"?|[[\]{}]/g;
 
@@ -23,19 +29,25 @@ export function tooDeep(text, limit) {
   return false;
 }
 
-/** One JSON value with optional whitespace around it ([JSON-1]); numbers beyond a double are not JSON ([JSON-3]). */
-export function parseJson(text) {
-  if (tooDeep(text, MAX_JSON_DEPTH)) throw new TooDeep(`JSON nests deeper than ${MAX_JSON_DEPTH} levels`);
+// What a JSON text can start with after its whitespace; any other text is not JSON without asking JSON.parse.
+const JSON_START = /^[ \t\n\r]*(?:[{["\d-]|true|false|null)/;
+
+/** One JSON value with optional whitespace around it ([JSON-1]), or the JsonFailure that says why the text is not
+ * one; numbers beyond a double are not JSON ([JSON-3]). */
+export function readJson(text) {
+  if (tooDeep(text, MAX_JSON_DEPTH)) return new JsonFailure(true, `JSON nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (!JSON_START.test(text)) return new JsonFailure(false, "not the start of a JSON value");
   let value;
   try {
     value = JSON.parse(text); // RFC 8259: no NaN, comments, trailing commas, raw control characters or BOM
   } catch (error) {
-    throw new NotJSON(error.message);
+    return new JsonFailure(false, error.message);
   }
   const stack = [value];
   while (stack.length > 0) {
     const item = stack.pop();
-    if (typeof item === "number" && !Number.isFinite(item)) throw new NotJSON("a number out of the range of a double");
+    if (typeof item === "number" && !Number.isFinite(item))
+      return new JsonFailure(false, "a number out of the range of a double");
     if (item !== null && typeof item === "object") stack.push(...Object.values(item));
   }
   return value;

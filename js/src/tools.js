@@ -4,7 +4,7 @@
 // [TOOLS-6]). Typing runs on the one-shot result and never fails: a text no declared type takes stays the text.
 
 import { ResponseSchemaError } from "./errors.js";
-import { NotJSON, TooDeep, parseJson } from "./textparsers.js";
+import { JsonFailure, readJson } from "./textparsers.js";
 
 const SPACE = /^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g; // around a number, as [INT-1] reads it
 const NUMBER = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
@@ -128,13 +128,8 @@ export function convert(text, kind) {
     return word === "null" || word === "None" ? null : NO_VALUE;
   }
   if (kind === "object" || kind === "array") {
-    let value;
-    try {
-      value = parseJson(text); // [JSON-1] to [JSON-3]
-    } catch (error) {
-      if (error instanceof NotJSON || error instanceof TooDeep) return NO_VALUE;
-      throw error;
-    }
+    const value = readJson(text); // [JSON-1] to [JSON-3]
+    if (value instanceof JsonFailure) return NO_VALUE;
     return (kind === "object" ? isObject(value) : Array.isArray(value)) ? value : NO_VALUE;
   }
   return NO_VALUE; // "string" and names JSON Schema does not have
