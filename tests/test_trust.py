@@ -472,6 +472,41 @@ def test_errors_round_trip_through_pickle_and_a_process_pool() -> None:
     assert raised.value.category == "invalid-json"
 
 
+_PICKLE_DIGEST = """
+import hashlib, pickle, sys
+import response_schema as rs
+from response_schema.harness.corpus import corpus_dir, load
+digest = hashlib.sha256()
+for group in load([corpus_dir()]).groups:
+    if group.id.startswith("fmt."):
+        digest.update(pickle.dumps(rs.compile(group.schema)))
+print(digest.hexdigest())
+"""
+
+
+def test_a_parser_pickles_to_the_same_bytes_in_every_process() -> None:
+    # datasets.map fingerprints a function by its pickle: a cache hit needs the same bytes in every process
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", _PICKLE_DIGEST],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("0", "1", "2", "random")
+    }
+    assert len(digests) == 1
+
+
+def test_a_pickled_parser_parses_as_the_original() -> None:
+    parser = rs.compile(rs.schemas.load("qwen3"))
+    copy = pickle.loads(pickle.dumps(parser))
+    text = "<think>plan</think>Hello"
+    assert copy.parse(text) == parser.parse(text)
+    assert copy.schema == parser.schema and copy.schema is not parser.schema
+
+
 def test_a_cyclic_const_or_default_is_a_schema_error() -> None:
     for key in ("const", "default"):
         node: dict[str, Any] = {key: None}

@@ -11,7 +11,6 @@ from . import schemas
 from .configs import NoResponseSchema, schema_from
 from .errors import ParseError, ResponseSchemaError, SchemaError
 from .parser import Parser
-from .schema import compile_schema
 from .tools import Tools, ToolsError
 
 __version__ = "0.2.0"
@@ -55,7 +54,7 @@ __all__ = [
 
 def compile(schema: dict[str, Any]) -> Parser:
     """Validate ``schema`` and compile it once; raise SchemaError for any malformed schema."""
-    return Parser(compile_schema(schema))
+    return Parser(schema)
 
 
 def parse(schema: dict[str, Any], text: str, prefix: str = "", tools: Any = None) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import ParseError
-from .schema import Node
+from .schema import Node, compile_schema, copied
 from .stream import Stream
 from .tools import Tools
 from .trace import trace
@@ -15,15 +15,21 @@ _WALK = Walk()  # stateless: one walk serves every parser
 
 
 class Parser:
-    """A compiled response schema. Immutable, so reusable and safe to share between threads."""
+    """A compiled response schema (``response_schema.compile``). Immutable, so reusable and safe to share between
+    threads. It pickles as its schema, so the same schema gives the same bytes in every process (``datasets``
+    fingerprints the functions it maps by their pickles), and unpickling compiles it again."""
 
-    __slots__ = ("root", "walk")
+    __slots__ = ("root", "schema", "walk")
 
-    def __init__(self, root: Node, walk: Walk = _WALK) -> None:
+    def __init__(self, schema: dict[str, Any], walk: Walk = _WALK) -> None:
         """``walk`` is the walk that parse uses: a ``Walk`` subclass may change a step (the fuzz tests plant
         bugs this way); the default is the reference."""
-        self.root = root
+        self.root: Node = compile_schema(schema)
+        self.schema = copied(schema)  # the compiled document, kept from the caller's later changes
         self.walk = walk
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Parser, (self.schema,) if self.walk is _WALK else (self.schema, self.walk))
 
     def parse(self, text: str, prefix: str = "", tools: Any = None) -> Any:
         """The message that ``text`` parses to ([GEN-1]); ``None`` when the root yields no value ([GEN-3]).

@@ -147,6 +147,24 @@ def is_json_value(value: Any) -> bool:
     return True
 
 
+def copied(value: Any) -> Any:
+    """A copy of ``value`` whose lists and dicts are new (what ``copy.deepcopy`` makes of a schema), made without
+    recursion, so depth cannot crash it; a container met twice (shared, or in a cycle) is copied once."""
+    copies: dict[int, Any] = {}
+    root = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        holder, key = stack.pop()
+        item = holder[key]
+        if not isinstance(item, (list, dict)):
+            continue
+        if id(item) not in copies:
+            copies[id(item)] = new = type(item)(item)
+            stack.extend((new, child) for child in (new if isinstance(new, dict) else range(len(new))))
+        holder[key] = copies[id(item)]
+    return root[0]
+
+
 class _Compiler:
     def __init__(self) -> None:
         self.problems: list[SchemaError] = []

@@ -119,7 +119,7 @@ def parse(schema: Any, text: str, tools: Any = None) -> Any:
     parser = rs.compile(schema)  # the original's problems are reported, whatever the bug
     if BUG in REWRITES:
         return rs.compile(rewritten(schema, REWRITES[BUG])).parse(text, tools=tools)
-    return rs.Parser(parser.root, WALKS[BUG]()).parse(text, tools=tools)
+    return rs.Parser(parser.schema, WALKS[BUG]()).parse(text, tools=tools)
 
 
 if BUG not in WALKS and BUG not in REWRITES:
