@@ -58,15 +58,21 @@ def compile(schema: dict[str, Any]) -> Parser:
 
 
 def parse(schema: dict[str, Any], text: str, prefix: str = "", tools: Any = None) -> Any:
-    """``compile(schema).parse(text, prefix, tools)``, reusing the compiled schemas of the last 256 distinct schemas.
+    """``compile(schema).parse(text, prefix, tools)``, reusing the compiled schemas of the last 256 distinct schemas
+    (``compiled``)."""
+    return compiled(schema).parse(text, prefix, tools)
+
+
+def compiled(schema: dict[str, Any]) -> Parser:
+    """``compile(schema)``, or the parser compiled for an equal schema among the last 256 distinct ones.
 
     The cache key is the schema's ``marshal`` serialization: equal keys mean equal values of equal types
     (``1``, ``1.0`` and ``True`` differ), so a schema mutated after a call is never served a stale parser."""
     try:
         key = marshal.dumps(schema)
     except ValueError:  # not plain data (native objects, cycles): compile() says what is wrong with it
-        return compile(schema).parse(text, prefix, tools)
-    return _compiled(key).parse(text, prefix, tools)
+        return compile(schema)
+    return _compiled(key)
 
 
 @functools.lru_cache(maxsize=256)

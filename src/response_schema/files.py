@@ -17,7 +17,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -133,9 +133,10 @@ class Outputs:
         for option, path in self.paths.items():
             check_writable(path, f"{option} {path}")
 
-    def write(self, texts: dict[str, str]) -> None:
+    def write(self, texts: dict[str, Callable[[], str]]) -> None:
+        """Render and write the text of each file asked for; a report nobody asked for is not rendered."""
         for option, path in self.paths.items():
-            write_file(path, texts[option], f"{option} {path}")
+            write_file(path, texts[option](), f"{option} {path}")
 
 
 def _replaceable(path: str | Path) -> bool:

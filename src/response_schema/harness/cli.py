@@ -311,9 +311,9 @@ def _run(args: argparse.Namespace) -> int:
     foot = footer(records, run.seconds, run.cause)
     outputs.write(
         {
-            "--report": jsonl_text(head, records, foot),
-            "--junit": junit_text(head, records, foot),
-            "--markdown": markdown_text(head, records, foot),
+            "--report": lambda: jsonl_text(head, records, foot),
+            "--junit": lambda: junit_text(head, records, foot),
+            "--markdown": lambda: markdown_text(head, records, foot),
         }
     )
     terminal.summary(head, records, foot)
@@ -360,7 +360,7 @@ def _fuzz(args: argparse.Namespace) -> int:
     name = f"{implementation.info.name} {implementation.info.version}".strip()
     write_out(printable(summary_text(summary, name)))
     if target is not None and summary.unexplained():
-        outputs.write({"--out": dumps(case_file(summary, args.seed, name), indent=2) + "\n"})
+        outputs.write({"--out": lambda: dumps(case_file(summary, args.seed, name), indent=2) + "\n"})
         write_out(f"cases written to {target}\n")
     if summary.interrupted:
         cause = signal.Signals(summary.interrupted).name

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import ParseError, Parser, ResponseSchemaError, SchemaError, ToolsError, compile
+from .. import ParseError, Parser, ResponseSchemaError, SchemaError, ToolsError, compiled
 from ..jsontext import json_equal
 from .corpus import categories
 
@@ -16,7 +16,7 @@ def reference_outcomes(schema: Any, inputs: list[str], tools: list[Any] | None =
     """What the reference does with each input under ``schema`` (typed by the input's tools, when ``tools``
     gives them: one entry per input, None for none)."""
     try:
-        parser = compile(schema)
+        parser = compiled(schema)  # once for a fuzz pair: its expectations, then the reference run
     except SchemaError as exc:
         return [_error(exc)] * len(inputs)
     return _parse_all(parser, inputs, tools)
@@ -26,7 +26,7 @@ def reference_expectations(schema: Any, inputs: list[str], tools: list[Any] | No
     """What a case file expects of each input: the reference's output, or its error's phase and category (all
     the categories of a schema with problems of several, any of which is right, [SCHEMA-1])."""
     try:
-        parser = compile(schema)
+        parser = compiled(schema)  # once for a fuzz pair: its expectations, then the reference run
     except SchemaError as exc:
         found = list(dict.fromkeys(problem.category for problem in exc.problems))
         category = found if len(found) > 1 else found[0]
