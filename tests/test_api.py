@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import threading
 from typing import Any
@@ -209,3 +210,57 @@ def test_categories_are_disjoint() -> None:  # [ERR-2]
     assert not SCHEMA_CATEGORIES & INPUT_CATEGORIES
     assert len(SCHEMA_CATEGORIES) == 6
     assert len(INPUT_CATEGORIES) == 8
+
+
+def test_parse_many_gives_each_parse_in_order_with_errors_as_values() -> None:
+    parser = rs.compile(rs.schemas.load("qwen3"))
+    texts = ["<think>a</think>Hi", "<tool_call>\n{oops\n</tool_call>", "Bye"]
+    results = parser.parse_many(iter(texts))  # any iterable
+    assert results[0] == parser.parse(texts[0]) and results[2] == parser.parse(texts[2])
+    assert isinstance(results[1], rs.ParseError) and results[1].category == "invalid-json"
+    assert results[1].__traceback__ is None  # a batch of errors keeps no frames alive
+    assert parser.parse_many([5])[0].category == "type-mismatch"  # native data only: not a string
+    assert parser.parse_many([], rows=True) == []
+
+
+def test_parse_many_takes_the_prefix_and_reads_the_tools_once() -> None:
+    parser = rs.compile(rs.schemas.load("qwen3-coder"))
+    function = {"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}
+    tools = rs.Tools([{"type": "function", "function": function}])
+    text = "<tool_call>\n<function=f>\n<parameter=n>\n7\n</parameter>\n</function>\n</tool_call>"
+    (message,) = parser.parse_many([text], tools=tools)
+    assert message["tool_calls"][0]["function"]["arguments"] == {"n": 7}
+    with pytest.raises(rs.ToolsError):
+        parser.parse_many([text], tools=[{"type": "nope"}])
+    think = rs.compile(rs.schemas.load("qwen3"))
+    assert think.parse_many(["plan</think>Hi"], prefix="<think>") == [think.parse("plan</think>Hi", "<think>")]
+
+
+def test_parse_many_rows_share_columns_of_strings_or_null() -> None:
+    parser = rs.compile(rs.schemas.load("qwen3"))
+    call = '<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call>'
+    rows = parser.parse_many(["<think>a</think>Hi", call, "<tool_call>\n{oops\n</tool_call>"], rows=True)
+    assert all(list(row) == list(rs.batch.ROW_COLUMNS) for row in rows)
+    assert all(value is None or isinstance(value, str) for row in rows for value in row.values())
+    assert (rows[0]["thinking"], rows[0]["content"], rows[0]["tool_calls"]) == ("a", "Hi", None)
+    assert json.loads(rows[1]["tool_calls"]) == parser.parse(call)["tool_calls"]
+    assert (rows[2]["error_category"], rows[2]["error_path"]) == ("invalid-json", "/properties/tool_calls/items")
+    json_root = rs.compile({"x-parser": "json"})
+    content, not_an_object, no_value = json_root.parse_many(['{"content": [1], "score": 2}', "[1]", "null"], rows=True)
+    empty = dict.fromkeys(rs.batch.ROW_COLUMNS)
+    assert content == empty | {"content": "[1]", "other": '{"score":2}'}  # other values as JSON text
+    assert not_an_object == empty | {"other": "[1]"}
+    assert no_value == empty
+
+
+def test_parse_many_leaves_the_garbage_collector_as_it_found_it() -> None:
+    parser = rs.compile(rs.schemas.load("qwen3"))
+    assert gc.isenabled()
+    parser.parse_many(["Hi"])
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parser.parse_many(["Hi"])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -137,3 +137,41 @@ def test_installed_console_script() -> None:
     result = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0
     assert result.stdout.startswith("response-schema ")
+
+
+def test_parse_jsonl_one_result_a_line_in_order_errors_as_values(tmp_path: Path) -> None:
+    lines = ['"<think>plan</think>Hi"', json.dumps({"text": "<tool_call>\n{oops\n</tool_call>", "id": 7})]
+    lines += [json.dumps(f"answer {number}") for number in range(2500)]  # more than one batch
+    source = tmp_path / "outputs.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = cli("parse", "qwen3", str(source), "--jsonl")
+    assert result.returncode == 0, result.stderr
+    out = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(out) == len(lines)
+    assert out[0] == {"output": {"role": "assistant", "thinking": "plan", "content": "Hi"}}
+    assert out[1]["error"]["category"] == "invalid-json" and out[1]["error"]["path"].startswith("/properties/tool")
+    assert out[-1] == {"output": {"role": "assistant", "content": "answer 2499"}}
+    assert result.stderr == "response-schema: 2502 outputs: 2501 parsed, 1 error\n"
+
+
+def test_parse_jsonl_rows_have_the_same_columns_of_strings_or_null(tmp_path: Path) -> None:
+    call = '<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call>'
+    result = cli("parse", "qwen3", "--jsonl", "--rows", stdin="\n".join(map(json.dumps, ["Hi", call, "<tool_call>x"])))
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len({tuple(row) for row in rows}) == 1
+    assert all(value is None or isinstance(value, str) for row in rows for value in row.values())
+    assert json.loads(rows[1]["tool_calls"])[0]["function"] == {"name": "f", "arguments": {"x": 1}}
+    assert rows[0]["content"] == "Hi" and rows[0]["error_category"] is None
+
+
+def test_parse_jsonl_stops_at_a_line_that_is_not_an_output(tmp_path: Path) -> None:
+    result = cli("parse", "qwen3", "--jsonl", stdin='"a"\n{"text": 5}\n"b"\n')
+    assert result.returncode == 2
+    assert result.stdout == '{"output": {"role": "assistant", "content": "a"}}\n'  # the lines before it
+    assert result.stderr == (
+        "response-schema: standard input, line 2 is neither a JSON string nor an object with a string 'text'\n"
+    )
+    for options in (["--rows"], ["--jsonl", "--trace"], ["--jsonl", "--pretty"]):
+        result = cli("parse", "qwen3", *options, stdin='"a"\n')
+        assert result.returncode == 2 and result.stdout == "" and len(result.stderr.splitlines()) == 1

@@ -12,12 +12,13 @@ from typing import Any
 from . import SPEC_VERSION, Tools, ToolsError, __version__, compile, schemas
 from .configs import NoResponseSchema, from_config, schema_from
 from .errors import ParseError, ResponseSchemaError, SchemaError, shown
-from .files import FileProblem, load_json, read_chunks, read_text, write_out
-from .jsontext import dumps, printable
+from .files import FileProblem, load_json, read_chunks, read_lines, read_text, write_out
+from .jsontext import dumps, load_strict, printable
 from .openai import OpenAIStream
 from .usage import EXIT_BROKEN_PIPE, EXIT_USAGE, CommandLine, port
 
 EXIT_OK, EXIT_INPUT = 0, 1
+JSONL_BATCH = 1024  # lines parsed (Parser.parse_many) and written at a time with --jsonl
 
 DESCRIPTION = """\
 Parse chat-model output with a response schema, and check schemas.
@@ -87,7 +88,12 @@ def _argument_parser() -> argparse.ArgumentParser:
         help="parse model output with a schema and print the message as JSON",
         description="Parse model output (a file, or standard input) and print the message as JSON. The output is\n"
         "read as bytes and decoded as strict UTF-8, and parsed exactly as given (no newline conversion).\n\n"
-        "exit codes: 0 parsed, 1 the input does not fit the schema, 2 bad schema, file or usage.",
+        "exit codes: 0 parsed, 1 the input does not fit the schema, 2 bad schema, file or usage.\n\n"
+        "With --jsonl, INPUT holds one output a line (a JSON string, or an object with a string 'text'), and\n"
+        'each line in gives one line out, in order: {"output": MESSAGE}, or {"error": {phase, category, path,\n'
+        "message}} for an output that does not fit (with --rows: a row of fixed columns instead). Errors are\n"
+        "values there: exit 0 once every line is read, 2 at a line that is not such JSON (the lines before it\n"
+        "are written). A count goes to standard error at the end.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parse.add_argument(
@@ -112,6 +118,15 @@ def _argument_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="the request's tools (a JSON array of OpenAI function definitions, or a request body with a 'tools' "
         "key): the arguments of calls to them are typed by their parameters (SPEC.md section 15)",
+    )
+    parse.add_argument(
+        "--jsonl", action="store_true", help="INPUT is JSON lines, one output each; one result a line out (below)"
+    )
+    parse.add_argument(
+        "--rows",
+        action="store_true",
+        help="with --jsonl: each result as a row of the same columns, every value a string or null (tool_calls "
+        "and other keys as JSON text, the error's category, path and message): ready for Arrow or datasets",
     )
     parse.add_argument("--pretty", action="store_true", help="indent the JSON output")
     parse.add_argument("--trace", action="store_true", help="show what each node did (a tree; JSON with --json)")
@@ -199,12 +214,20 @@ def _conformance(argv: list[str]) -> int:
 def _parse(args: argparse.Namespace) -> int:
     if args.schema == "-" and args.input == "-":
         raise UsageError("the schema and the input cannot both be standard input")
+    if args.rows and not args.jsonl:
+        raise UsageError("--rows needs --jsonl")
+    if args.jsonl and (args.trace or args.pretty):
+        raise UsageError(
+            f"--jsonl writes one line a result: it does not take {'--trace' if args.trace else '--pretty'}"
+        )
     schema = load_schema(args.schema)
-    text = read_text(args.input)
     prefix = unescape(args.prefix)
     try:
         tools = load_tools(args.tools)
         parser = compile(schema)
+        if args.jsonl:
+            return _parse_lines(parser, args.input, prefix, tools, args.rows)
+        text = read_text(args.input)
         if args.trace:
             trace = parser.trace(text, prefix)
             write_out(dumps(trace, indent=2 if args.pretty else None) + "\n" if args.json else render_trace(trace))
@@ -216,6 +239,57 @@ def _parse(args: argparse.Namespace) -> int:
         return _fail(exc, EXIT_INPUT)
     write_out(dumps(result, indent=2 if args.pretty else None) + "\n")
     return EXIT_OK
+
+
+def _parse_lines(parser: Any, path: str, prefix: str, tools: Tools | None, rows: bool) -> int:
+    """parse --jsonl: the outputs of INPUT's lines parsed a batch at a time, one result a line out, in order."""
+    counts = {"parsed": 0, "errors": 0}
+
+    def flush(texts: list[str]) -> None:
+        results = parser.parse_many(texts, prefix, tools, rows=rows)
+        failed = sum(isinstance(result, ParseError) or bool(rows and result["error_category"]) for result in results)
+        counts["errors"] += failed
+        counts["parsed"] += len(results) - failed
+        write_out("".join(dumps(result if rows else _outcome(result)) + "\n" for result in results))
+
+    texts: list[str] = []
+    try:
+        for number, line in enumerate(read_lines(path), 1):
+            texts.append(_line_text(line, f"{'standard input' if path == '-' else path}, line {number}"))
+            if len(texts) == JSONL_BATCH:
+                flush(texts)
+                texts = []
+    except (UsageError, FileProblem):
+        flush(texts)  # the results of the lines before the bad one
+        raise
+    flush(texts)
+    total = counts["parsed"] + counts["errors"]
+    print(
+        f"response-schema: {total} output{'s' * (total != 1)}: {counts['parsed']} parsed, "
+        f"{counts['errors']} error{'s' * (counts['errors'] != 1)}",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def _line_text(line: str, where: str) -> str:
+    """The output a line of parse --jsonl holds: a JSON string, or an object's string member 'text'."""
+    try:
+        value = load_strict(line)
+    except ValueError as exc:
+        raise UsageError(f"{where} is not JSON: {exc}") from None
+    if isinstance(value, dict) and isinstance(value.get("text"), str):
+        return str(value["text"])
+    if not isinstance(value, str):
+        raise UsageError(f"{where} is neither a JSON string nor an object with a string 'text'")
+    return value
+
+
+def _outcome(result: Any) -> dict[str, Any]:
+    if isinstance(result, ParseError):
+        error = {"phase": result.phase, "category": result.category, "path": result.path, "message": result.message}
+        return {"error": error}
+    return {"output": result}
 
 
 def _stream(args: argparse.Namespace) -> int:

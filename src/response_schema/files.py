@@ -71,6 +71,24 @@ def read_chunks(path: str | Path, size: int) -> Iterator[str]:
         raise FileProblem(f"cannot read {name}: not UTF-8 ({exc.reason} near byte {offset})") from None
 
 
+def read_lines(path: str | Path) -> Iterator[str]:
+    """A file's lines, or standard input's for '-', one at a time as they arrive (without their line ends), each
+    decoded as strict UTF-8: a file of millions of lines is never held whole."""
+    name = _name(path)
+    number = 0
+    try:
+        with contextlib.ExitStack() as stack:
+            handle = sys.stdin.buffer if str(path) == "-" else stack.enter_context(open(path, "rb"))
+            for data in handle:
+                number += 1
+                yield data.rstrip(b"\r\n").decode("utf-8")
+    except OSError as exc:
+        raise FileProblem(f"cannot read {name}: {_reason(exc)}") from None
+    except UnicodeDecodeError as exc:
+        reason = f"line {number} is not UTF-8 ({exc.reason} at byte {exc.start})"
+        raise FileProblem(f"cannot read {name}: {reason}") from None
+
+
 def load_json(path: str | Path) -> Any:
     """A JSON file's value (strict RFC 8259, no repeated keys), or FileProblem naming the file and the problem."""
     text = read_text(path)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from . import batch
 from .errors import ParseError
 from .schema import Node, compile_schema, copied
 from .stream import Stream
@@ -36,7 +38,17 @@ class Parser:
         ``prefix`` is what the assistant turn already held before the output, such as a ``<think>\n`` that the
         chat template prefilled: the parse reads ``prefix + text`` ([GEN-5]). ``tools``, the request's function
         definitions (or ``Tools`` made from them once), type the arguments of calls to them (section 15)."""
+        return self._parse(text, prefix, _tools(tools))
+
+    def parse_many(self, texts: Iterable[str], prefix: str = "", tools: Any = None, rows: bool = False) -> list[Any]:
+        """``parse`` of each text, with errors as values: each item is the message, or the ``ParseError`` the
+        text gave (returned, not raised). ``tools`` are read once for the batch. With ``rows``, each item is a
+        row of fixed columns, every value a string or null, for Arrow and ``datasets`` (``batch.row``)."""
         typing = _tools(tools)
+        results = batch.parse_many(lambda text: self._parse(text, prefix, typing), texts)
+        return [batch.row(result) for result in results] if rows else results
+
+    def _parse(self, text: str, prefix: str, typing: Tools | None) -> Any:
         message = self.walk.node(self.root, _whole(text, prefix))
         return message if typing is None else typing.typed(message)
 
