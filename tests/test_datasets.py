@@ -28,7 +28,7 @@ def test_the_recipe_parses_every_row_and_its_second_run_reads_the_cache(tmp_path
         if number % 100 == 0:
             text = "<tool_call>\n{oops\n</tool_call>"
         elif number % 3 == 0:
-            text = '<tool_call>\n{"name": "lookup", "arguments": {"n": %d}}\n</tool_call>' % number
+            text = "<tool_call>\n" + json.dumps({"name": "lookup", "arguments": {"n": number}}) + "\n</tool_call>"
         else:
             text = f"<think>step {number}</think>Answer {number}"
         lines.append(json.dumps({"output": text}))
