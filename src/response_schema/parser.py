@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
 from . import batch
 from .errors import ParseError
+from .fast import compile_fast
 from .schema import Node, compile_schema, copied
 from .stream import Stream
 from .tools import Tools
@@ -21,14 +23,15 @@ class Parser:
     threads. It pickles as its schema, so the same schema gives the same bytes in every process (``datasets``
     fingerprints the functions it maps by their pickles), and unpickling compiles it again."""
 
-    __slots__ = ("root", "schema", "walk")
+    __slots__ = ("fast", "root", "schema", "walk")
 
     def __init__(self, schema: dict[str, Any], walk: Walk = _WALK) -> None:
         """``walk`` is the walk that parse uses: a ``Walk`` subclass may change a step (the fuzz tests plant
-        bugs this way); the default is the reference."""
+        bugs this way). By default parse runs the fast path (fast.py), which computes what the walk does."""
         self.root: Node = compile_schema(schema)
         self.schema = copied(schema)  # the compiled document, kept from the caller's later changes
         self.walk = walk
+        self.fast = compile_fast(self.root) if walk is _WALK else functools.partial(walk.node, self.root)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Parser, (self.schema,) if self.walk is _WALK else (self.schema, self.walk))
@@ -38,19 +41,20 @@ class Parser:
         ``prefix`` is what the assistant turn already held before the output, such as a ``<think>\n`` that the
         chat template prefilled: the parse reads ``prefix + text`` ([GEN-5]). ``tools``, the request's function
         definitions (or ``Tools`` made from them once), type the arguments of calls to them (section 15)."""
-        return self._parse(text, prefix, _tools(tools))
+        return _typed(self.fast(_whole(text, prefix)), _tools(tools))
+
+    def parse_walked(self, text: str, prefix: str = "", tools: Any = None) -> Any:
+        """``parse`` by the readable walk (walk.py): the reference that the fast path is checked against, and
+        where the harness's reference outcomes come from. Same value, same error."""
+        return _typed(self.walk.node(self.root, _whole(text, prefix)), _tools(tools))
 
     def parse_many(self, texts: Iterable[str], prefix: str = "", tools: Any = None, rows: bool = False) -> list[Any]:
         """``parse`` of each text, with errors as values: each item is the message, or the ``ParseError`` the
         text gave (returned, not raised). ``tools`` are read once for the batch. With ``rows``, each item is a
         row of fixed columns, every value a string or null, for Arrow and ``datasets`` (``batch.row``)."""
         typing = _tools(tools)
-        results = batch.parse_many(lambda text: self._parse(text, prefix, typing), texts)
+        results = batch.parse_many(lambda text: _typed(self.fast(_whole(text, prefix)), typing), texts)
         return [batch.row(result) for result in results] if rows else results
-
-    def _parse(self, text: str, prefix: str, typing: Tools | None) -> Any:
-        message = self.walk.node(self.root, _whole(text, prefix))
-        return message if typing is None else typing.typed(message)
 
     def stream(self, prefix: str = "", tools: Any = None) -> Stream:
         """A stream that parses an output fed in chunks (SPEC section 14): ``feed(text)`` and ``finish()`` return
@@ -74,6 +78,10 @@ class Parser:
 def _tools(tools: Any) -> Tools | None:
     """The tools of a call: None for none, read now when given as definitions ([TOOLS-1])."""
     return tools if tools is None or isinstance(tools, Tools) else Tools(tools)
+
+
+def _typed(message: Any, typing: Tools | None) -> Any:
+    return message if typing is None else typing.typed(message)
 
 
 def _whole(text: str, prefix: str) -> str:

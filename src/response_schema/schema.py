@@ -14,6 +14,7 @@ import jmespath.visitor
 
 from .errors import SchemaError, pointer
 from .jsontext import json_equal
+from .transforms import Search, compile_search
 
 TYPES = frozenset({"object", "array", "string", "integer", "number", "boolean", "any"})  # [SCHEMA-4]
 PARSERS = frozenset({"json", "gemma4-tool-call"})  # [PARSER-1]
@@ -64,6 +65,7 @@ class Transform:
 
     parsed: Any  # jmespath's tree
     checked: bool
+    fast: Search  # the same evaluation as closures (transforms.py), for the fast path
 
     def search(self, value: Any) -> Any:
         return _INTERPRETER.visit(self.parsed, value)
@@ -391,7 +393,7 @@ class _Compiler:
             elif ast.get("type") == "literal":
                 checked = checked or not is_json_value(ast["value"])
             stack.extend(child for child in ast.get("children", []) if isinstance(child, dict))
-        return Transform(compiled.parsed, checked)
+        return Transform(compiled.parsed, checked, compile_search(dict(compiled.parsed), _INTERPRETER))
 
     def mapping(self, schema: dict[str, Any], path: Path) -> dict[str, Any] | None:
         if "x-mapping" not in schema:

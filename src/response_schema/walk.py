@@ -88,66 +88,24 @@ class Walk:
         return content
 
     def match_value(self, match: re.Match[str]) -> Any:
-        """[REGEX-5] Named groups give an object of the groups that took part; otherwise the one group's text,
-        or None when it took no part ([REGEX-6])."""
-        if match.re.groupindex:
-            return {name: value for name, value in match.groupdict().items() if value is not None}
-        return match.group(1)
+        return match_value(match)
 
     def key_values(self, node: Node, matches: list[re.Match[str]]) -> dict[str, str]:
-        """[KV-3] The object of the key and value groups of every match."""
         self.saw("x-regex-key-value", matches)
-        pairs: dict[str, str] = {}
-        for match in matches:
-            key, value = match.group("key"), match.group("value")
-            if key is None or value is None:  # [KV-4]
-                raise ParseError(
-                    "unmatched-group",
-                    node.path,
-                    f"a match of x-regex-key-value left "
-                    f"{'key' if key is None else 'value'} unmatched: {preview(match.group(0))}",
-                )
-            pairs[key] = value  # [KV-3] the last duplicate wins
-        return pairs
+        return key_values(node, matches)
 
     def parsed(self, node: Node, content: Any) -> Any:
-        """[PARSER-2] The parser's value for the content."""
-        need_string(node, content, f"x-parser {node.parser}")
-        text = gemma4_to_json(content) if node.parser == "gemma4-tool-call" else content  # [GEMMA-1]
-        try:
-            value = parse_json(text)  # [JSON-1]
-        except TooDeep as exc:  # [LIMIT-2]
-            raise ParseError("json-too-deep", node.path, str(exc)) from None
-        except NotJSON as exc:
-            if not node.allow_non_json:  # [ARGS-4]
-                raise ParseError("invalid-json", node.path, f"not JSON ({exc}): {preview(content)}") from None
-            value = content
+        value = parsed(node, content)
         self.saw(f"x-parser {node.parser}", value)
         return value
 
     def transformed(self, node: Node, value: Any) -> Any:
-        """[ARGS-3] The JMESPath transform applied to the parser's value."""
-        transform = node.transform
-        assert transform is not None
-        try:
-            value = transform.search(value)
-        except (jmespath.exceptions.JMESPathError, TypeError, ValueError, RecursionError) as exc:
-            raise ParseError("transform-failed", node.path, f"transform failed: {exc}") from None
-        if transform.checked and not is_json_value(value):  # [ARGS-5] to_number("inf") and the like
-            raise ParseError("transform-failed", node.path, f"the transform gave a value JSON cannot hold: {value!r}")
+        value = transformed(node, value)
         self.saw("transform", value)
         return value
 
     def mapped(self, node: Node, content: Any) -> Any:
-        """The legacy x-mapping ([MAP-2]) then x-mapping-regex ([MAP-3]), after the parser. Each needs a string,
-        even an x-mapping-regex with no pair."""
-        if node.mapping is not None:
-            need_string(node, content, "x-mapping")
-            content = fresh(node.mapping.get(content, content))
-        if node.mapping_regex is not None:
-            need_string(node, content, "x-mapping-regex")
-            for pattern, replacement in node.mapping_regex:
-                content = pattern.sub(replacement, content)
+        content = mapped(node, content)
         self.saw("x-mapping", content)
         return content
 
@@ -199,51 +157,135 @@ class Walk:
         return [self.node(child, item) for child, item in zip(node.prefix_items, content, strict=True)]
 
     def string_node(self, node: Node, content: Any) -> str:
-        if not isinstance(content, str):  # [STR-1]
-            raise mismatch(node, "a string node needs a string", content)
-        return content
+        return string_value(node, content)
 
     def integer_node(self, node: Node, content: Any) -> int:
-        if isinstance(content, int):  # [INT-2] booleans included: a wart
-            return content
-        if not isinstance(content, str):  # [INT-3]
-            raise mismatch(node, "an integer node needs a string or an integer", content)
-        try:
-            return int(content)  # [INT-1]
-        except ValueError:
-            raise ParseError("invalid-value", node.path, f"not an integer: {preview(content)}") from None
+        return integer_value(node, content)
 
     def number_node(self, node: Node, content: Any) -> float:
-        if isinstance(content, str):
-            try:
-                value = float(content)  # [NUM-1]
-            except ValueError:
-                raise ParseError("invalid-value", node.path, f"not a number: {preview(content)}") from None
-        elif isinstance(content, (int, float)):  # [NUM-2] booleans included: a wart
-            try:
-                value = float(content)
-            except OverflowError:
-                value = math.inf
-        else:
-            raise mismatch(node, "a number node needs a string or a number", content)
-        if not math.isfinite(value):  # [NUM-3]
-            raise ParseError("invalid-value", node.path, f"not a finite number: {preview(content)}")
-        return value
+        return number_value(node, content)
 
     def boolean_node(self, node: Node, content: Any) -> bool:
-        if isinstance(content, bool):  # [BOOL-2]
-            return content
-        if not isinstance(content, str):
-            raise mismatch(node, "a boolean node needs a string or a boolean", content)
-        lowered = content.lower()  # [BOOL-1]
-        if lowered in ("true", "1"):
-            return True
-        if lowered in ("false", "0"):
-            return False
-        raise ParseError("invalid-value", node.path, f"not a boolean: {preview(content)}")
+        return boolean_value(node, content)
 
     def any_node(self, node: Node, content: Any) -> Any:
         return content  # [ANY-1]
+
+
+# The steps of a node that do not walk children, as functions: the walk's methods above and the compiled fast
+# path (fast.py) both call them.
+
+
+def match_value(match: re.Match[str]) -> Any:
+    """[REGEX-5] Named groups give an object of the groups that took part; otherwise the one group's text, or None
+    when it took no part ([REGEX-6])."""
+    if match.re.groupindex:
+        return {name: value for name, value in match.groupdict().items() if value is not None}
+    return match.group(1)
+
+
+def key_values(node: Node, matches: list[re.Match[str]]) -> dict[str, str]:
+    """[KV-3] The object of the key and value groups of every match."""
+    pairs: dict[str, str] = {}
+    for match in matches:
+        key, value = match.group("key"), match.group("value")
+        if key is None or value is None:  # [KV-4]
+            raise ParseError(
+                "unmatched-group",
+                node.path,
+                f"a match of x-regex-key-value left "
+                f"{'key' if key is None else 'value'} unmatched: {preview(match.group(0))}",
+            )
+        pairs[key] = value  # [KV-3] the last duplicate wins
+    return pairs
+
+
+def parsed(node: Node, content: Any) -> Any:
+    """[PARSER-2] The parser's value for the content."""
+    need_string(node, content, f"x-parser {node.parser}")
+    text = gemma4_to_json(content) if node.parser == "gemma4-tool-call" else content  # [GEMMA-1]
+    try:
+        return parse_json(text)  # [JSON-1]
+    except TooDeep as exc:  # [LIMIT-2]
+        raise ParseError("json-too-deep", node.path, str(exc)) from None
+    except NotJSON as exc:
+        if not node.allow_non_json:  # [ARGS-4]
+            raise ParseError("invalid-json", node.path, f"not JSON ({exc}): {preview(content)}") from None
+        return content
+
+
+def transformed(node: Node, value: Any, fast: bool = False) -> Any:
+    """[ARGS-3] The JMESPath transform applied to the parser's value (by the compiled closures when ``fast``)."""
+    transform = node.transform
+    assert transform is not None
+    try:
+        value = transform.fast(value) if fast else transform.search(value)
+    except (jmespath.exceptions.JMESPathError, TypeError, ValueError, RecursionError) as exc:
+        raise ParseError("transform-failed", node.path, f"transform failed: {exc}") from None
+    if transform.checked and not is_json_value(value):  # [ARGS-5] to_number("inf") and the like
+        raise ParseError("transform-failed", node.path, f"the transform gave a value JSON cannot hold: {value!r}")
+    return value
+
+
+def mapped(node: Node, content: Any) -> Any:
+    """The legacy x-mapping ([MAP-2]) then x-mapping-regex ([MAP-3]), after the parser. Each needs a string, even
+    an x-mapping-regex with no pair."""
+    if node.mapping is not None:
+        need_string(node, content, "x-mapping")
+        content = fresh(node.mapping.get(content, content))
+    if node.mapping_regex is not None:
+        need_string(node, content, "x-mapping-regex")
+        for pattern, replacement in node.mapping_regex:
+            content = pattern.sub(replacement, content)
+    return content
+
+
+def string_value(node: Node, content: Any) -> str:
+    if not isinstance(content, str):  # [STR-1]
+        raise mismatch(node, "a string node needs a string", content)
+    return content
+
+
+def integer_value(node: Node, content: Any) -> int:
+    if isinstance(content, int):  # [INT-2] booleans included: a wart
+        return content
+    if not isinstance(content, str):  # [INT-3]
+        raise mismatch(node, "an integer node needs a string or an integer", content)
+    try:
+        return int(content)  # [INT-1]
+    except ValueError:
+        raise ParseError("invalid-value", node.path, f"not an integer: {preview(content)}") from None
+
+
+def number_value(node: Node, content: Any) -> float:
+    if isinstance(content, str):
+        try:
+            value = float(content)  # [NUM-1]
+        except ValueError:
+            raise ParseError("invalid-value", node.path, f"not a number: {preview(content)}") from None
+    elif isinstance(content, (int, float)):  # [NUM-2] booleans included: a wart
+        try:
+            value = float(content)
+        except OverflowError:
+            value = math.inf
+    else:
+        raise mismatch(node, "a number node needs a string or a number", content)
+    if not math.isfinite(value):  # [NUM-3]
+        raise ParseError("invalid-value", node.path, f"not a finite number: {preview(content)}")
+    return value
+
+
+def boolean_value(node: Node, content: Any) -> bool:
+    if isinstance(content, bool):  # [BOOL-2]
+        return content
+    if not isinstance(content, str):
+        raise mismatch(node, "a boolean node needs a string or a boolean", content)
+    lowered = content.lower()  # [BOOL-1]
+    if lowered in ("true", "1"):
+        return True
+    if lowered in ("false", "0"):
+        return False
+    raise ParseError("invalid-value", node.path, f"not a boolean: {preview(content)}")
 
 
 def fresh(value: Any) -> Any:

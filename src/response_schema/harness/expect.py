@@ -43,7 +43,7 @@ def _parse_all(parser: Parser, inputs: list[str], tools: list[Any] | None = None
     outcomes: list[Outcome] = []
     for index, text in enumerate(inputs):
         try:
-            outcomes.append({"output": parser.parse(text, tools=tools[index] if tools else None)})
+            outcomes.append({"output": parser.parse_walked(text, tools=tools[index] if tools else None)})
         except (ParseError, ToolsError) as exc:
             outcomes.append(_error(exc))
     return outcomes
