@@ -39,8 +39,10 @@ def _node(node: Node) -> Step:
     """[NODE-1] in order: const, no content, the stages, the type."""
     if node.has_const:  # [CONST-1]
         const = node.const
-        return lambda content: fresh(const)
+        return (lambda content: fresh(const)) if isinstance(const, (dict, list)) else (lambda content: const)
     typed = _typed(node)
+    if _regex_only(node):
+        return _regex_node(node, typed)
     if not node.has_stages:
 
         def plain(content: Any) -> Any:
@@ -59,6 +61,39 @@ def _node(node: Node) -> Step:
         return typed(content)
 
     return staged
+
+
+def _regex_only(node: Node) -> bool:
+    """Whether the node's only stage is x-regex (with its string check): the most common node, made one function."""
+    return node.regex is not None and not (
+        node.substitutions
+        or node.iterator is not None
+        or node.key_value is not None
+        or node.parser is not None
+        or node.mapping is not None
+        or node.mapping_regex is not None
+    )
+
+
+def _regex_node(node: Node, typed: Step) -> Step:
+    """[NODE-1] for a node whose one stage is x-regex: the string check, the match, the type."""
+    assert node.regex is not None
+    search = node.regex.search
+    named = bool(node.regex.groupindex)
+    string = node.type == "string"
+
+    def regex_node(content: Any) -> Any:
+        if content is None:  # [NODE-2]
+            return None
+        if not isinstance(content, str):  # [NODE-3]
+            raise mismatch(node, "a regex keyword needs string input", content)
+        match = search(content)  # [REGEX-2]
+        if match is None:  # [REGEX-4]
+            return None
+        value = match_value(match) if named else match.group(1)  # [REGEX-5], [REGEX-6]
+        return value if string and isinstance(value, str) else typed(value)
+
+    return regex_node
 
 
 def _stages(node: Node) -> list[Step]:
