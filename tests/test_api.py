@@ -218,7 +218,7 @@ def test_parse_many_gives_each_parse_in_order_with_errors_as_values() -> None:
     results = parser.parse_many(iter(texts))  # any iterable
     assert results[0] == parser.parse(texts[0]) and results[2] == parser.parse(texts[2])
     assert isinstance(results[1], rs.ParseError) and results[1].category == "invalid-json"
-    assert results[1].__traceback__ is None  # a batch of errors keeps no frames alive
+    assert results[1].__traceback__ is None and results[1].__context__ is None  # no frames kept alive
     assert parser.parse_many([5])[0].category == "type-mismatch"  # native data only: not a string
     assert parser.parse_many([], rows=True) == []
 

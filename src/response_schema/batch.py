@@ -21,14 +21,14 @@ _MESSAGE_COLUMNS = ("role", "content", "thinking", "tool_calls")
 
 def parse_many(parse: Callable[[str], Any], texts: Iterable[str]) -> list[Any]:
     """The result of ``parse`` for each text, in order: the message, or the ParseError it raised (a value, not
-    raised; its traceback dropped, so a long batch of errors does not keep every frame alive)."""
+    raised; its traceback and the exception it replaced dropped, so a batch of errors keeps no frames alive)."""
     results: list[Any] = []
     with _collector_paused():
         for text in texts:
             try:
                 results.append(parse(text))
             except ParseError as exc:
-                exc.__traceback__ = None
+                exc.__traceback__ = exc.__context__ = None
                 results.append(exc)
     return results
 
