@@ -295,9 +295,10 @@ def test_conformance_run_stream_catches_and_minimises_a_retraction(tmp_path: Pat
     assert message.startswith('chunks ["\\n<tool_call>') and "[STREAM-3] after chunk 1" in message  # merged to one
     no_stream = cli("conformance", "run", "--stream", "--python", "response_schema:parse")
     assert no_stream.returncode == 2 and "has no STREAM" in no_stream.stderr
-    command = cli("conformance", "run", "--stream", "--command", "node js/bin/serve.js", "-k", "stream.")
+    protocol_1 = f"{sys.executable} conformance/adapters/python/adapter.py response_schema:parse"  # no STREAM
+    command = cli("conformance", "run", "--stream", "--command", protocol_1, "-k", "stream.")
     assert command.returncode == 2 and "nothing was judged" in command.stderr  # protocol 1: unsupported, not failed
-    assert "18 unsupported" in command.stdout
+    assert "20 unsupported" in command.stdout
 
 
 def test_protocol_2_streams_through_a_process() -> None:  # PROTOCOL.md, "stream"

@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import ParseError
 from ..schema import Node
 from ..textparsers import parse_json
-from ..walk import Walk
+from ..walk import NO_VALUE, Walk
 from .partial import UNKNOWN, JSONText, OpenArray, OpenObject, OpenText, common_prefix, meet
 from .pike import Buffer, Entry, Program, Search, compile_program
 
@@ -184,9 +184,12 @@ class Analysis:
         text, origin = content.value, content.origin
         if not isinstance(text, str) or origin is None:
             return []
-        if node.substitutions:  # the text changes: where it came from is lost
-            found = self.exact_stages(node, text)
-            return [] if found is None else [found]
+        if node.substitutions:  # the text changes: where it came from is lost; every stage runs on it
+            try:
+                found = self.walk.stages(node, text)
+            except ParseError:
+                return []
+            return [NO_MATCH if found is NO_VALUE else Exact(found)]
         if node.regex is None:
             return self.after_regex(node, content)
         match = node.regex.search(text)  # [REGEX-2]

@@ -1,0 +1,622 @@
+// What the output received so far already decides ([STREAM-6]): the schema's nodes run on *descriptions* of their
+// content instead of the content, and give what every successful continuation agrees on.
+//
+// A description is one of: `Exact` (the content is known whole: the one-shot walk gives the value), `Open` (a
+// string that starts with `buffer.text.slice(base)` and may go on), `Fields` (the object of an `x-regex` with
+// named groups), `Items` (the matches of an `x-regex-iterator`), `ANY` (anything, or nothing) and `NO_MATCH` (a
+// regex keyword found nothing). A node gives an outcome `{none, value}`: whether it may give no value, and the
+// meet of the values it may give (`NOTHING` when it cannot give one: every continuation fails there).
+//
+// A stage on an open string keeps its state between feeds, keyed by the node and the span it reads, so each
+// character is read once per stage (linear cost). A stage this file cannot run on open content is opaque: its node
+// gives ANY until the output is complete.
+
+import { ParseError } from "../errors.js";
+import { NO_VALUE, TYPES, laterStages, matchValue as walkedMatchValue, runParser, walk } from "../parser.js";
+import { JsonFailure, readJson } from "../textparsers.js";
+import { JSONText, OpenArray, OpenObject, OpenText, UNKNOWN, commonPrefix, meet, put } from "./partial.js";
+import { Buffer, Search, programOf } from "./pike.js";
+
+class Exact {
+  constructor(value, origin = null) {
+    this.value = value;
+    this.origin = origin; // [buffer, offset] where a text value starts, when it is a span of a buffer
+  }
+}
+
+class Open {
+  constructor(buffer, base) {
+    this.buffer = buffer;
+    this.base = base;
+  }
+
+  get text() {
+    return this.buffer.text.slice(this.base);
+  }
+}
+
+class Fields {
+  constructor(fields) {
+    this.fields = fields;
+  }
+}
+
+class Items {
+  constructor(known, tails, mayEnd) {
+    this.known = known; // the matches found, each an item's content
+    this.tails = tails; // what the next item's content may be
+    this.mayEnd = mayEnd; // whether there may be no next item
+  }
+}
+
+/** The JSON text a node passes through whole (`jsonText`): sent as text ([STREAM-7] "json"). */
+class Source {
+  constructor(text, origin) {
+    this.text = text;
+    this.origin = origin;
+  }
+}
+
+const ANY = Symbol("any");
+const NO_MATCH = Symbol("no match");
+export const NOTHING = Symbol("nothing"); // an outcome's value when the node cannot give one
+
+const outcome = (none, value) => ({ none, value });
+const IMPOSSIBLE = outcome(false, NOTHING); // every continuation fails here
+const UNSURE = outcome(true, UNKNOWN);
+
+function merged(outcomes) {
+  const none = outcomes.some((each) => each.none);
+  const values = outcomes.map((each) => each.value).filter((value) => value !== NOTHING);
+  if (values.length === 0) return outcome(none, NOTHING);
+  return outcome(none, values.slice(1).reduce(meet, values[0]));
+}
+
+const ids = new WeakMap();
+let lastId = 0;
+function idOf(object) {
+  let id = ids.get(object);
+  if (id === undefined) ids.set(object, (id = ++lastId));
+  return id;
+}
+
+/** One stream's analysis: `run(buffer)` gives the root's outcome for the output received so far. */
+export class Analysis {
+  constructor(root) {
+    this.root = root;
+    this.holds = new Map(); // whether a node holds JSON text, by node
+    this.states = new Map();
+    this.used = new Map();
+  }
+
+  run(buffer) {
+    this.used = new Map();
+    const result = this.node(this.root, new Open(buffer, 0));
+    this.states = this.used; // what this feed did not use is never used again
+    return result;
+  }
+
+  /** What a stage keeps between feeds (its search, or its result on a span known whole), made when first needed
+   * and kept while it is used. */
+  state(key, make) {
+    let state = this.used.get(key);
+    if (state === undefined) {
+      state = this.states.get(key);
+      if (state === undefined) state = make();
+      this.used.set(key, state);
+    }
+    return state;
+  }
+
+  // The nodes ([NODE-1]), on descriptions.
+
+  node(node, content) {
+    if (node.hasConst) return node.const === null ? outcome(true, NOTHING) : outcome(false, node.const); // [CONST-1]
+    if (content instanceof Exact && !(content.origin && this.holdsText(node))) {
+      if (content.origin === null) return this.exact(node, content.value);
+      return this.state(`exact:${idOf(node)}:${idOf(content)}`, () => this.exact(node, content.value));
+    }
+    if (content === ANY) return UNSURE;
+    if (hasStages(node)) return merged(this.stages(node, content).map((each) => this.typed(node, each)));
+    return this.typed(node, content);
+  }
+
+  /** The one-shot walk on content known whole. */
+  exact(node, value) {
+    let result;
+    try {
+      result = walk(node, value);
+    } catch (error) {
+      if (error instanceof ParseError) return IMPOSSIBLE;
+      throw error;
+    }
+    return result === null ? outcome(true, NOTHING) : outcome(false, result);
+  }
+
+  /** Whether a value under `node` may be sent as JSON text: then a text known whole is still read here, not by the
+   * walk, so that the value's text is found (`source`). */
+  holdsText(node) {
+    if (!this.holds.has(node)) {
+      const children = [...node.properties.map(([, child]) => child), node.items, node.additional];
+      this.holds.set(
+        node,
+        jsonText(node) || children.some((child) => child !== null && typeof child === "object" && this.holdsText(child)),
+      );
+    }
+    return this.holds.get(node);
+  }
+
+  /** Steps 3 to 7 of [NODE-1] on a description: what the content after them may be. */
+  stages(node, content) {
+    if (content instanceof Exact) return this.exactRegex(node, content);
+    if (node.needsString && !(content instanceof Open)) return []; // [NODE-3]: Fields and Items are not strings
+    if (node.substitutions.length > 0) {
+      const open = content;
+      content = this.state(`subs:${idOf(node)}:${idOf(open.buffer)}:${open.base}`, () => new Substitutions(node, open)).advance();
+    }
+    const contents = node.regex !== null ? this.regex(node.regex, content) : [content];
+    return contents.flatMap((each) => this.afterRegex(node, each));
+  }
+
+  /** Steps 3 to 5 on a text known whole, keeping where each group's text starts; the rest as usual. */
+  exactRegex(node, content) {
+    const { value: text, origin } = content;
+    if (typeof text !== "string" || origin === null) return [];
+    if (node.substitutions.length > 0) {
+      // the text changes: where it came from is lost
+      const found = this.exactStages(node, text, true);
+      return found === null ? [] : [found];
+    }
+    if (node.regex === null) return this.afterRegex(node, content);
+    const match = node.regex.firstIndexed(text); // [REGEX-2]
+    if (match === null) return [NO_MATCH]; // [REGEX-4]
+    return this.afterRegex(node, spannedValue(node.regex, match, origin));
+  }
+
+  afterRegex(node, content) {
+    if (content === NO_MATCH || content === ANY) return [content];
+    if (jsonText(node)) return this.source(node, content);
+    if (content instanceof Exact && node.iterator !== null && content.origin && this.holdsText(node)) {
+      if (typeof content.value !== "string") return []; // [NODE-4]
+      const matches = [...node.iterator.all(content.value, true)].map((match) =>
+        spannedValue(node.iterator, match, content.origin),
+      );
+      return matches.length > 0 ? [new Items(matches, [], true)] : [NO_MATCH]; // [ITER-2], [ITER-4]
+    }
+    if (content instanceof Exact) {
+      const found = this.state(`stages:${idOf(node)}:${idOf(content)}`, () => [this.exactStages(node, content.value)])[0];
+      return found === null ? [] : [found];
+    }
+    let contents = [content];
+    if (node.iterator !== null) {
+      if (!(content instanceof Open)) return []; // [NODE-4]
+      const found = this.state(
+        `iter:${idOf(node)}:${idOf(content.buffer)}:${content.base}`,
+        () => new Iterator(node.iterator, content),
+      ).advance();
+      contents = found.known.length === 0 && found.mayEnd ? [found, NO_MATCH] : [found]; // [ITER-4]
+    }
+    const result = [];
+    for (const each of contents) {
+      if (each === NO_MATCH) result.push(each);
+      else if (node.keyValue !== null) {
+        if (each instanceof Open) result.push(ANY); // opaque on open content
+      } else if (node.parser !== null) {
+        const parsed = this.parsed(node, each);
+        if (parsed !== null) result.push(parsed);
+      } else result.push(each);
+    }
+    return result;
+  }
+
+  /** A node that passes its JSON text's value through unchanged ([PARSER-2], [OBJ-4], [OBJ-6]): its text is what
+   * streams. Text known whole must parse, to an object for an object node. */
+  source(node, content) {
+    if (content instanceof Open) return [new Source(content.text, [content.buffer, content.base])];
+    if (content instanceof Exact && typeof content.value === "string") {
+      let value;
+      try {
+        value = runParser(node, content.value);
+      } catch (error) {
+        if (error instanceof ParseError) return [];
+        throw error;
+      }
+      if (node.type === "object" && !isPlainObject(value)) return [];
+      return [content.origin ? new Source(content.value, content.origin) : new Exact(value)];
+    }
+    return content instanceof Exact ? [] : [content];
+  }
+
+  /** The stages after x-regex (or, with `all`, every stage), on a value known whole, as the walk does them. */
+  exactStages(node, value, all = false) {
+    let result;
+    try {
+      result = all ? laterStages(node, value, true) : laterStages(node, value);
+    } catch (error) {
+      if (error instanceof ParseError) return null;
+      throw error;
+    }
+    return result === NO_VALUE ? NO_MATCH : new Exact(result);
+  }
+
+  /** [REGEX-2] on an open string: the match value of every match the complete text may give. */
+  regex(pattern, content) {
+    const program = programOf(pattern);
+    if (program === null) return [ANY];
+    const search = this.state(
+      `regex:${idOf(pattern)}:${idOf(content.buffer)}:${content.base}`,
+      () => new Search(program, content.buffer, content.base, content.base),
+    );
+    search.advance();
+    const [entries, more] = search.candidates();
+    const contents = entries.map((entry) => matchValue(program, content.buffer, entry));
+    if (more) {
+      contents.push(NO_MATCH); // [REGEX-4]
+      if (!search.anchored) contents.push(ANY); // a match that starts later
+    }
+    return contents;
+  }
+
+  /** [PARSER-2] on an open string: JSON text that no continuation changes is parsed; anything else is not known
+   * yet. */
+  parsed(node, content) {
+    if (!(content instanceof Open)) return null; // [NODE-4]
+    if (node.parser !== "json" || node.transform !== null) return ANY;
+    const { text } = content;
+    return !node.allowNonJson && jsonComplete(text) ? this.exactStages(node, text) : ANY;
+  }
+
+  // The types, on what the stages left.
+
+  typed(node, content) {
+    if (content === NO_MATCH) return outcome(true, NOTHING); // the node gives no value
+    if (content === ANY) return UNSURE;
+    if (content instanceof Source) {
+      // JSON null gives no value, but not to an object node (it fails there)
+      const head = content.text.replace(/^[ \t\n\r]+/, "").slice(0, 1);
+      const maybeNull = node.type !== "object" && (head === "" || head === "n");
+      return outcome(maybeNull, new JSONText(content.text, [content.origin]));
+    }
+    if (content instanceof Exact && !(node.type === "object" && content.origin && this.holdsText(node))) {
+      let value;
+      try {
+        value = TYPES[node.type ?? "any"](node, content.value);
+      } catch (error) {
+        if (error instanceof ParseError) return IMPOSSIBLE;
+        throw error;
+      }
+      return value === null ? outcome(true, NOTHING) : outcome(false, value);
+    }
+    const kind = node.type ?? "any";
+    if (kind === "object") return this.object(node, content);
+    if (kind === "array") return this.array(node, content);
+    if (content instanceof Open) {
+      if (kind === "string" || kind === "any") return outcome(false, new OpenText(content.text)); // [STR-1], [ANY-1]
+      return outcome(false, UNKNOWN); // a number or a boolean: whole, at the end
+    }
+    if (content instanceof Fields && kind === "any") return outcome(false, fieldsValue(content));
+    if (kind === "any") return outcome(false, UNKNOWN);
+    return IMPOSSIBLE; // [STR-1], [INT-3], [NUM-*], [BOOL-*]: an object or an array where text is needed
+  }
+
+  object(node, content) {
+    const value = new OpenObject();
+    const required = new Set(node.required);
+    if (content instanceof Open || (content instanceof Exact && typeof content.value === "string")) {
+      if (!node.hasProperties) return IMPOSSIBLE; // [OBJ-3]
+      for (const [name, child] of node.properties) {
+        // [OBJ-2]
+        if (!place(value, name, this.node(child, content), required.has(name))) return IMPOSSIBLE;
+      }
+    } else if (content instanceof Fields) {
+      // [OBJ-4]
+      const { fields } = content;
+      for (const [name, child] of node.properties) {
+        let each;
+        if (child.hasConst) each = outcome(false, child.const);
+        else if (Object.hasOwn(fields, name)) each = fields[name] === ANY ? UNSURE : this.node(child, fields[name]);
+        else if (child.hasDefault) each = outcome(false, child.default); // [OBJ-5]
+        else each = outcome(true, NOTHING);
+        if (!place(value, name, each, required.has(name))) return IMPOSSIBLE;
+      }
+      if (node.additional !== false) {
+        // [OBJ-6]
+        for (const [name, item] of Object.entries(fields)) {
+          if (node.propertyNames.has(name)) continue;
+          let each;
+          if (item === ANY) each = UNSURE;
+          else if (node.additional === true) each = outcome(false, described(item));
+          else each = this.node(node.additional, item);
+          if (!place(value, name, each, required.has(name))) return IMPOSSIBLE;
+        }
+      }
+      for (const name of node.required) {
+        // [OBJ-7] a required key no field can give
+        if (!Object.hasOwn(value, name) && !Object.hasOwn(fields, name) && !node.propertyNames.has(name))
+          return IMPOSSIBLE;
+      }
+    } else {
+      return IMPOSSIBLE; // an object node needs a string or an object
+    }
+    return outcome(false, value);
+  }
+
+  array(node, content) {
+    if (!(content instanceof Items) || node.items === null) return outcome(false, UNKNOWN); // [ARR-1] to [ARR-4]
+    const value = new OpenArray();
+    let whole = true;
+    for (const item of content.known) {
+      // [ARR-2]
+      const each = this.node(node.items, item);
+      if (each.value === NOTHING && !each.none) return IMPOSSIBLE;
+      if (whole) {
+        const part = itemValue(each);
+        if (part === UNKNOWN) whole = false;
+        else value.push(part);
+      }
+    }
+    if (whole && !content.mayEnd && content.tails.length > 0) {
+      const part = itemValue(merged(content.tails.map((tail) => this.node(node.items, tail))));
+      if (part !== UNKNOWN) value.push(part);
+    }
+    return outcome(false, value);
+  }
+}
+
+/** Put a property's outcome into the object's partial value; false when the object cannot succeed. A required key
+ * cannot be missing from a successful result ([OBJ-7]), so its "no value" is dropped. */
+function place(value, name, each, required) {
+  if (each.value === NOTHING) return !(required || !each.none);
+  if ((each.none && !required) || each.value === UNKNOWN) return true;
+  put(value, name, each.value);
+  return true;
+}
+
+const isPlainObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+function hasStages(node) {
+  return node.needsString || node.parser !== null; // steps 3 to 7 of [NODE-1]
+}
+
+/** Whether a node's value is the JSON value of its text, unchanged: the `json` parser with nothing after it, under
+ * an untyped node or an object node that keeps every key as it is. */
+function jsonText(node) {
+  if (node.parser !== "json" || node.transform !== null || node.allowNonJson || node.hasConst) return false;
+  if (node.iterator !== null || node.keyValue !== null || node.substitutions.length > 0) return false;
+  if (node.type === null || node.type === "any") return true;
+  return node.type === "object" && !node.hasProperties && node.additional === true && node.required.length === 0;
+}
+
+/** An array item's partial value: an item that gives no value is null ([ARR-2]). */
+function itemValue(each) {
+  if (each.none) return each.value === NOTHING ? null : UNKNOWN;
+  return each.value === NOTHING ? UNKNOWN : each.value;
+}
+
+function described(content) {
+  if (content instanceof Exact) return content.value;
+  if (content instanceof Open) return new OpenText(content.text);
+  return UNKNOWN;
+}
+
+function fieldsValue(content) {
+  const value = new OpenObject();
+  for (const [name, item] of Object.entries(content.fields)) {
+    const part = described(item);
+    if (part !== UNKNOWN) put(value, name, part);
+  }
+  return value;
+}
+
+/** [REGEX-5] The match value of a match (with indices) on a text known whole that starts at `origin`, each
+ * group's text with where it starts. */
+function spannedValue(pattern, match, origin) {
+  const [buffer, start] = origin;
+  const spanned = (text, indices) => (text === undefined ? null : new Exact(text, [buffer, start + indices[0]]));
+  if (pattern.names.length > 0) {
+    const fields = {};
+    for (const name of pattern.names) {
+      const value = spanned(match.groups[name], match.indices.groups[name]);
+      if (value !== null) put(fields, name, value);
+    }
+    return new Fields(fields);
+  }
+  return spanned(match[1], match.indices[1]) ?? new Exact(null); // [REGEX-6]
+}
+
+/** [REGEX-5] The match value of one possible match, as a description. */
+function matchValue(program, buffer, entry) {
+  const names = Object.entries(program.names);
+  if (names.length > 0) {
+    const fields = {};
+    for (const [name, index] of names) {
+      const value = group(program, buffer, entry, index);
+      if (value !== null) put(fields, name, value);
+    }
+    return new Fields(fields);
+  }
+  return group(program, buffer, entry, 1) ?? new Exact(null); // [REGEX-6]
+}
+
+/** Group `index` of a possible match: Exact text, Open text, ANY (it may still change), or null (it took no part
+ * and cannot any more). */
+function group(program, buffer, entry, index) {
+  const [pc, regs, conds] = entry;
+  const start = regs[2 * index];
+  const end = regs[2 * index + 1];
+  if (pc >= 0 && program.reopens[pc].has(index)) return ANY;
+  if (start === null) return null;
+  if (end === null || (conds.length > 0 && end === buffer.text.length)) {
+    // open, or ends here only if the text does (a match waiting on `$`): read as open text, which includes
+    // ending here, so that a long value is not read whole again on every feed (linear cost)
+    return new Open(buffer, start);
+  }
+  return bufferExact(buffer, start, end);
+}
+
+/** The text `buffer.text.slice(start, end)` as an Exact span: the same object while it is used, so that what is
+ * done with it is done once (`Analysis.state`), not on every feed. */
+function bufferExact(buffer, start, end) {
+  const { spans } = buffer;
+  const key = `${start}:${end}`;
+  let found = spans.get(key);
+  if (found === undefined) {
+    if (spans.size > 256) spans.clear(); // only the spans of the threads alive now are asked for again
+    found = new Exact(buffer.text.slice(start, end), [buffer, start]);
+    spans.set(key, found);
+  }
+  return found;
+}
+
+/** [SUBS-2] on an open string: every replacement already certain, and the text no match can reach any more, in
+ * `out`; the rest waits. An opaque pattern stops the output where it is. */
+class Substitutions {
+  constructor(node, content) {
+    this.steps = [];
+    let source = content;
+    for (const [pattern, template] of node.substitutions) {
+      const step = new Replacing(pattern, template, programOf(pattern), source);
+      this.steps.push(step);
+      source = new Open(step.out, 0);
+    }
+    this.result = source;
+  }
+
+  advance() {
+    for (const step of this.steps) step.advance();
+    return this.result;
+  }
+}
+
+/** One substitution pattern, applied as its input arrives. `out` is the output of the input before `done`, which
+ * no later text changes (its first `fixed` characters), then what every match still possible in the rest begins
+ * with ([STREAM-6]). `out` only grows, so what reads it reads each character once. */
+class Replacing {
+  constructor(pattern, template, program, source) {
+    this.program = program;
+    this.source = source;
+    // the template's parts, groups by number ([RE-7])
+    this.template =
+      program === null
+        ? []
+        : template.parts
+            .map((part, index) => (index % 2 === 0 ? part : typeof part === "number" ? part : program.names[part]))
+            .filter((part) => part !== "");
+    this.out = new Buffer();
+    this.fixed = 0;
+    this.done = source.base;
+    this.search = program === null ? null : new Search(program, source.buffer, source.base, source.base);
+  }
+
+  advance() {
+    if (this.search === null) return; // opaque: nothing more is certain
+    const { text } = this.source.buffer;
+    const parts = [];
+    for (;;) {
+      this.search.advance();
+      if (this.search.matched) {
+        const regs = this.search.entries[0][1];
+        parts.push(text.slice(this.done, regs[0]), this.expand(text, regs));
+        this.done = regs[1];
+        const empty = regs[0] === regs[1];
+        this.search = new Search(this.program, this.source.buffer, this.source.base, regs[1], false, empty);
+        continue;
+      }
+      const starts = this.search.entries.map(([, regs]) => regs[0]).filter((start) => start !== null);
+      const reach = starts.length > 0 ? Math.min(...starts) : this.search.position;
+      if (reach > this.done) {
+        parts.push(text.slice(this.done, reach));
+        this.done = reach;
+      }
+      break;
+    }
+    const added = parts.join("");
+    const tail = added + this.pending(text); // the output after the first `fixed` characters
+    const sent = this.out.text.length - this.fixed;
+    if (tail.length > sent) {
+      if (!tail.startsWith(this.out.text.slice(this.fixed))) throw new Error("a substitution's certain output changed"); // [STREAM-3]
+      this.out.grow(tail.slice(sent));
+    }
+    this.fixed += added.length;
+  }
+
+  /** What the output of the input from `done` begins with, whichever match the search ends with. */
+  pending(text) {
+    const [entries, more] = this.search.candidates();
+    const begins = entries.map((entry) => this.begins(text, entry));
+    if (more) begins.push(text.slice(this.done)); // no match, or one that starts later: the text as it is so far
+    if (begins.length === 0) return "";
+    return begins.slice(1).reduce(commonPrefix, begins[0]);
+  }
+
+  /** The text before a possible match, then its replacement as far as it is known. */
+  begins(text, entry) {
+    const [pc, regs] = entry;
+    const reopens = pc >= 0 ? this.program.reopens[pc] : null;
+    const parts = [text.slice(this.done, regs[0])];
+    for (const part of this.template) {
+      if (typeof part === "string") {
+        parts.push(part);
+        continue;
+      }
+      if (reopens !== null && reopens.has(part)) break; // the group may still change
+      const start = regs[2 * part];
+      const end = regs[2 * part + 1];
+      if (start === null) continue; // it took no part and cannot: an unmatched group inserts nothing
+      if (end === null) {
+        parts.push(text.slice(start)); // open: what it holds so far
+        break;
+      }
+      parts.push(text.slice(start, end));
+    }
+    return parts.join("");
+  }
+
+  expand(text, regs) {
+    return this.template
+      .map((part) => {
+        if (typeof part === "string") return part;
+        const start = regs[2 * part];
+        const end = regs[2 * part + 1];
+        return start !== null && end !== null ? text.slice(start, end) : "";
+      })
+      .join("");
+  }
+}
+
+/** [ITER-2] on an open string: the matches certain so far, and what the next one may be. */
+class Iterator {
+  constructor(pattern, source) {
+    this.source = source;
+    this.program = programOf(pattern);
+    this.known = [];
+    this.search = this.program === null ? null : new Search(this.program, source.buffer, source.base, source.base);
+  }
+
+  advance() {
+    if (this.search === null) return new Items([], [ANY], true);
+    const { buffer } = this.source;
+    for (;;) {
+      this.search.advance();
+      if (!this.search.matched) break;
+      const entry = this.search.entries[0];
+      this.known.push(matchValue(this.program, buffer, entry));
+      const [start, end] = entry[1];
+      this.search = new Search(this.program, buffer, this.source.base, end, false, start === end);
+    }
+    const [entries, more] = this.search.candidates();
+    const tails = entries.map((entry) => matchValue(this.program, buffer, entry));
+    if (more && !this.search.anchored) tails.push(ANY);
+    return new Items([...this.known], tails, more);
+  }
+}
+
+/** Whether `text` is JSON that no continuation can change: it parses, and it ends with a closing bracket, a
+ * closing quote or a literal, so more text is only whitespace or makes it fail ([JSON-1]). */
+function jsonComplete(text) {
+  const stripped = text.replace(/[ \t\n\r]+$/, "");
+  if (stripped === "" || !'}]"el'.includes(stripped[stripped.length - 1])) return false;
+  return !(readJson(text) instanceof JsonFailure);
+}
+
+export { walkedMatchValue };

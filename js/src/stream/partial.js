@@ -1,0 +1,172 @@
+// Partial values ([STREAM-2]) as the analysis of open content builds them: JSON values whose strings may be
+// `OpenText` (the final string starts with it and may go on), objects and arrays that may be `OpenObject` and
+// `OpenArray` (only part of them is known), and `UNKNOWN` (a value is there, nothing is known of it). `meet` is
+// what two possible results have in common ([STREAM-6]); `join` puts together two parts of one result.
+
+import { jsonEqual } from "../equal.js";
+
+/** A string of which only the beginning is known. */
+export class OpenText {
+  constructor(text) {
+    this.text = text;
+  }
+}
+
+/** An object of which only some keys, or parts of their values, are known. */
+export class OpenObject {}
+
+/** An array of which only the first items, or parts of them, are known. */
+export class OpenArray extends Array {
+  static get [Symbol.species]() {
+    return Array;
+  }
+}
+
+/** A value sent as the JSON text it is parsed from ([STREAM-7] "json"): `text` is what every possible result's
+ * text begins with; `origins` are where those texts start (`[buffer, offset]` pairs), so that the rest of the
+ * text can be read there once the value is known. */
+export class JSONText {
+  constructor(text, origins) {
+    this.text = text;
+    this.origins = origins;
+  }
+}
+
+export const UNKNOWN = Symbol("unknown");
+
+export function put(object, key, value) {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+export const isText = (value) => typeof value === "string" || value instanceof OpenText;
+export const textOf = (value) => (typeof value === "string" ? value : value.text);
+const isObject = (value) =>
+  value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof OpenText) && !(value instanceof JSONText);
+
+/** Whether a partial value is known whole (nothing in it is open). */
+export function complete(value) {
+  return (
+    value !== UNKNOWN &&
+    !(value instanceof OpenText || value instanceof OpenObject || value instanceof OpenArray || value instanceof JSONText)
+  );
+}
+
+/** The most that two partial values both contain ([STREAM-6]): the common prefix of strings, the keys and items
+ * both have, equal scalars; UNKNOWN when they disagree on the kind of value. */
+export function meet(first, second) {
+  if (first === UNKNOWN || second === UNKNOWN) return UNKNOWN;
+  if (first instanceof JSONText || second instanceof JSONText) {
+    if (!(first instanceof JSONText && second instanceof JSONText)) return UNKNOWN;
+    return new JSONText(commonPrefix(first.text, second.text), [...first.origins, ...second.origins]);
+  }
+  if (isText(first) && isText(second)) {
+    if (typeof first === "string" && typeof second === "string" && first === second) return first;
+    return new OpenText(commonPrefix(textOf(first), textOf(second)));
+  }
+  if (isObject(first) && isObject(second)) {
+    if (complete(first) && complete(second) && jsonEqual(first, second)) return first;
+    const common = new OpenObject();
+    for (const [key, value] of Object.entries(first)) {
+      if (Object.hasOwn(second, key)) {
+        const both = meet(value, second[key]);
+        if (both !== UNKNOWN) put(common, key, both);
+      }
+    }
+    return common;
+  }
+  if (Array.isArray(first) && Array.isArray(second)) {
+    if (complete(first) && complete(second) && jsonEqual(first, second)) return first;
+    const items = new OpenArray();
+    for (let index = 0; index < Math.min(first.length, second.length); index++) {
+      const both = meet(first[index], second[index]);
+      if (both === UNKNOWN) break;
+      items.push(both);
+    }
+    return items;
+  }
+  if (typeof first === typeof second && !isObject(first) && !Array.isArray(first) && jsonEqual(first, second))
+    return first;
+  return UNKNOWN;
+}
+
+/** The longest common prefix of two strings, not cutting a code point in two. */
+export function commonPrefix(first, second) {
+  const length = Math.min(first.length, second.length);
+  let index = 0;
+  while (index < length && first.charCodeAt(index) === second.charCodeAt(index)) index++;
+  if (index > 0 && index < length) {
+    const code = first.charCodeAt(index - 1);
+    if (code >= 0xd800 && code <= 0xdbff) index--; // the two differ in the second half of a code point
+  }
+  return first.slice(0, index);
+}
+
+/** `sent` grown by what `known` adds; both are parts of the same result, so they agree where both have something.
+ * Strings come out as plain strings. */
+export function join(sent, known) {
+  if (known === UNKNOWN) return sent;
+  if (sent === null) return plain(known);
+  if (typeof sent === "string" && isText(known)) return textOf(known).length > sent.length ? textOf(known) : sent;
+  if (isObject(sent) && isObject(known)) {
+    const grown = {};
+    for (const [key, value] of Object.entries(sent)) put(grown, key, value);
+    for (const [key, value] of Object.entries(known)) {
+      if (value !== UNKNOWN) put(grown, key, Object.hasOwn(sent, key) ? join(sent[key], value) : plain(value));
+    }
+    return grown;
+  }
+  if (Array.isArray(sent) && Array.isArray(known)) {
+    const items = sent.map((item, index) => (index < known.length ? join(item, known[index]) : item));
+    for (let index = sent.length; index < known.length; index++) items.push(plain(known[index]));
+    return items;
+  }
+  return sent;
+}
+
+/** `value` as plain JSON: OpenText as a string, open objects and arrays as plain ones. */
+export function plain(value) {
+  if (value instanceof OpenText) return value.text;
+  if (Array.isArray(value)) return Array.from(value, plain);
+  if (isObject(value)) {
+    const out = {};
+    for (const [key, item] of Object.entries(value)) put(out, key, plain(item));
+    return out;
+  }
+  return value;
+}
+
+const escaped = (key) => key.replaceAll("~", "~0").replaceAll("/", "~1");
+
+/** `value` without its JSONText values, and those values by pointer (a Map). */
+export function jsonTexts(value, path = "", found = new Map()) {
+  if (value instanceof JSONText) {
+    found.set(path, value);
+    return [UNKNOWN, found];
+  }
+  if (value instanceof OpenObject) {
+    const kept = new OpenObject();
+    for (const [key, item] of Object.entries(value)) {
+      const [part] = jsonTexts(item, `${path}/${escaped(key)}`, found);
+      if (part !== UNKNOWN) put(kept, key, part);
+    }
+    return [kept, found];
+  }
+  if (value instanceof OpenArray) {
+    const items = new OpenArray();
+    for (let index = 0; index < value.length; index++) {
+      const [part] = jsonTexts(value[index], `${path}/${index}`, found);
+      if (part === UNKNOWN) break;
+      items.push(part);
+    }
+    return [items, found];
+  }
+  return [value, found];
+}
+
+/** The pointers of the outermost values in `value` that are complete. */
+export function ended(value, path = "") {
+  if (complete(value)) return [path];
+  if (value instanceof OpenObject) return Object.entries(value).flatMap(([key, item]) => ended(item, `${path}/${escaped(key)}`));
+  if (value instanceof OpenArray) return value.flatMap((item, index) => ended(item, `${path}/${index}`));
+  return [];
+}

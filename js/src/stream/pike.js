@@ -1,0 +1,928 @@
+// Matching a pattern on text that is still arriving: an incremental Pike VM (SPEC.md [STREAM-6]).
+//
+// A pattern of the dialect (appendix A) is parsed here into a tree and compiled into a small program, run as a
+// Thompson simulation in leftmost-first priority order ([RE-4]) with capture registers, one code point at a time,
+// never re-reading what it has read. An assertion that needs text not yet seen (`$`, `\Z` or `\b` at the end of
+// what arrived, a lookahead reaching past it) does not block: the thread goes on under a *condition*, dropped
+// when the text refutes it. From the live threads a search lists every match the complete text can still give,
+// in priority order (`candidates`), which is what lets a stream send a group's text before the match is decided.
+//
+// The one-shot parse matches with the host RegExp (appendix A.5); this VM follows the same semantics, including
+// ECMAScript's reset of the groups of a repeated group at each iteration. A construct it does not model
+// (backreferences, lookbehind, captures inside a lookaround, a repeated body that can match empty, IGNORECASE)
+// makes `compileProgram` return null: the stage is *opaque*, and its node sends nothing until the output is
+// complete ([STREAM-6]: late, never wrong). Positions are UTF-16 offsets, as the host's strings count them.
+
+import { translate } from "../regex.js";
+
+const MAX_PROGRAM = 4000; // instructions; a longer program (a large counted repeat) is opaque
+
+// Instruction kinds. An instruction is an array: [CHAR, test, next], [SPLIT, first, second], [JMP, to],
+// [SAVE, slot, next], [CLEAR, slots, next], [ASSERT, kind, next], [LOOK, program, negate, next], [MATCH].
+const CHAR = 0;
+const SPLIT = 1;
+const JMP = 2;
+const SAVE = 3;
+const CLEAR = 4;
+const ASSERT = 5;
+const LOOK = 6;
+const MATCH = 7;
+// Assertion kinds.
+const BOS = 0;
+const BOL = 1;
+const DOLLAR = 2;
+const EOL = 3;
+const EOS = 4;
+const BOUNDARY = 5;
+const NON_BOUNDARY = 6;
+
+class Opaque extends Error {}
+
+/** The test of `.` ([RE-1], DOTALL): every code point. */
+export const universal = () => true;
+
+const WORD = /^[\p{L}\p{N}_]$/u; // [RE-3]
+export const isWord = (char) => WORD.test(char);
+
+/** The code point of `text` at UTF-16 offset `index`, as a string of one or two units. */
+function charAt(text, index) {
+  const code = text.charCodeAt(index);
+  if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
+    const low = text.charCodeAt(index + 1);
+    if (low >= 0xdc00 && low <= 0xdfff) return text.slice(index, index + 2);
+  }
+  return text[index];
+}
+
+// ---- Parsing a pattern of the dialect into a tree ----
+// Items: {op: "char", test, literal?}, {op: "group", index, body}, {op: "branch", alternatives},
+// {op: "repeat", low, high, greedy, body}, {op: "at", kind}, {op: "look", negate, body}.
+
+const QUANTIFIER = /^\{(\d*)(?:(,)(\d*))?\}/; // as regex.js reads it
+const LITERAL_ESCAPES = { n: "\n", r: "\r", t: "\t", f: "\f", v: "\v", a: "\x07" };
+
+/** A test for one code point from a piece of the dialect that stands for one (a class, an escape). */
+function classTest(piece) {
+  const { source, flags } = translate(piece);
+  if (flags) throw new Opaque("IGNORECASE");
+  const regex = new RegExp(`^(?:${source})$`, "su");
+  const ascii = [];
+  for (let code = 0; code < 128; code++) ascii.push(regex.test(String.fromCharCode(code)));
+  return (char) => (char.length === 1 && char.charCodeAt(0) < 128 ? ascii[char.charCodeAt(0)] : regex.test(char));
+}
+
+function literal(char) {
+  const test = (other) => other === char;
+  test.literal = char; // read by `first` and `literals`
+  return { op: "char", test, literal: char };
+}
+
+class TreeParser {
+  constructor(pattern) {
+    this.pattern = pattern;
+    this.at = 0;
+    this.groups = 0;
+    this.names = {};
+    this.multiline = false;
+    for (let match; (match = /^\(\?([a-zA-Z]+)\)/.exec(pattern.slice(this.at))); this.at += match[0].length) {
+      for (const flag of match[1]) {
+        if (flag === "m") this.multiline = true;
+        else if (flag !== "s") throw new Opaque(`the inline flag (?${flag})`); // (?i): IGNORECASE
+      }
+    }
+  }
+
+  parse() {
+    const tree = this.alternation();
+    if (this.at < this.pattern.length) throw new Opaque("unbalanced parenthesis");
+    return tree;
+  }
+
+  alternation() {
+    const alternatives = [this.sequence()];
+    while (this.pattern[this.at] === "|") {
+      this.at++;
+      alternatives.push(this.sequence());
+    }
+    return alternatives.length === 1 ? alternatives[0] : [{ op: "branch", alternatives }];
+  }
+
+  sequence() {
+    const items = [];
+    const pattern = this.pattern;
+    while (this.at < pattern.length && pattern[this.at] !== "|" && pattern[this.at] !== ")") {
+      const item = this.atom();
+      if (item === null) continue; // a comment
+      items.push(this.quantified(item));
+    }
+    return items;
+  }
+
+  quantified(item) {
+    const pattern = this.pattern;
+    let low;
+    let high;
+    const char = pattern[this.at];
+    if (char === "*") [low, high] = [0, Infinity];
+    else if (char === "+") [low, high] = [1, Infinity];
+    else if (char === "?") [low, high] = [0, 1];
+    else if (char === "{") {
+      const match = QUANTIFIER.exec(pattern.slice(this.at));
+      if (!match || (!match[1] && !match[3])) return item;
+      low = match[1] ? Number(match[1]) : 0;
+      high = match[2] ? (match[3] ? Number(match[3]) : Infinity) : low;
+      this.at += match[0].length - 1;
+    } else return item;
+    this.at++;
+    let greedy = true;
+    if (pattern[this.at] === "?") {
+      greedy = false;
+      this.at++;
+    } else if (pattern[this.at] === "+") throw new Opaque("possessive");
+    return { op: "repeat", low, high, greedy, body: [item] };
+  }
+
+  atom() {
+    const pattern = this.pattern;
+    const char = charAt(pattern, this.at);
+    this.at += char.length;
+    if (char === "\\") return this.escape();
+    if (char === "[") return this.characterClass();
+    if (char === "(") return this.group();
+    if (char === ".") return { op: "char", test: universal };
+    if (char === "^") return { op: "at", kind: this.multiline ? BOL : BOS };
+    if (char === "$") return { op: "at", kind: this.multiline ? EOL : DOLLAR };
+    if ("*+?".includes(char)) throw new Opaque("nothing to repeat");
+    return literal(char);
+  }
+
+  escape() {
+    const pattern = this.pattern;
+    const start = this.at - 1;
+    const char = pattern[this.at++];
+    if (char === undefined) throw new Opaque("a trailing backslash");
+    if (char === "b" || char === "B") return { op: "at", kind: char === "b" ? BOUNDARY : NON_BOUNDARY };
+    if (char === "A") return { op: "at", kind: BOS };
+    if (char === "Z") return { op: "at", kind: EOS };
+    if (/[0-9]/.test(char)) {
+      const octal = /^(?:0[0-7]{0,2}|[0-7]{3})/.exec(pattern.slice(this.at - 1));
+      if (!(octal && (char === "0" || octal[0].length === 3))) throw new Opaque("a backreference");
+      this.at += octal[0].length - 1;
+      return literal(String.fromCodePoint(parseInt(octal[0], 8)));
+    }
+    if (char in LITERAL_ESCAPES) return literal(LITERAL_ESCAPES[char]);
+    if (char === "x" || char === "u" || char === "U") {
+      const width = { x: 2, u: 4, U: 8 }[char];
+      const hex = pattern.slice(this.at, this.at + width);
+      this.at += width;
+      return literal(String.fromCodePoint(parseInt(hex, 16)));
+    }
+    if ("dDwWsS".includes(char)) return { op: "char", test: classTest(pattern.slice(start, this.at)) };
+    if (/[A-Za-z]/.test(char)) throw new Opaque(`the escape \\${char}`);
+    const escaped = charAt(pattern, this.at - 1);
+    this.at += escaped.length - 1;
+    return literal(escaped);
+  }
+
+  characterClass() {
+    const pattern = this.pattern;
+    const start = this.at - 1;
+    if (pattern[this.at] === "^") this.at++;
+    let first = true;
+    for (;;) {
+      if (this.at >= pattern.length) throw new Opaque("unterminated character set");
+      const char = pattern[this.at++];
+      if (char === "]" && !first) break;
+      first = false;
+      if (char === "\\") this.at++;
+    }
+    const piece = pattern.slice(start, this.at);
+    const single = /^\[(?:([^\\\]^])|\\([^A-Za-z0-9]))\]$/u.exec(piece);
+    if (single) return literal(single[1] ?? single[2]);
+    return { op: "char", test: classTest(piece) };
+  }
+
+  group() {
+    const pattern = this.pattern;
+    const rest = pattern.slice(this.at);
+    let index = null;
+    let look = null;
+    let match;
+    if ((match = /^\?P<([^>]*)>/.exec(rest))) {
+      index = ++this.groups;
+      this.names[match[1]] = index;
+      this.at += match[0].length;
+    } else if (rest.startsWith("?#")) {
+      this.at = pattern.indexOf(")", this.at) + 1;
+      return null;
+    } else if (rest.startsWith("?:")) {
+      this.at += 2;
+    } else if (rest.startsWith("?=") || rest.startsWith("?!")) {
+      look = rest[1] === "!";
+      this.at += 2;
+    } else if (rest.startsWith("?")) {
+      throw new Opaque(`the extension (${rest.slice(0, 3)}`); // lookbehind, backreference by name
+    } else {
+      index = ++this.groups;
+    }
+    const body = this.alternation();
+    if (pattern[this.at] !== ")") throw new Opaque("missing )");
+    this.at++;
+    if (look !== null) {
+      if (hasGroup(body)) throw new Opaque("a capture inside a lookaround");
+      return { op: "look", negate: look, body };
+    }
+    return { op: "group", index, body };
+  }
+}
+
+function hasGroup(items) {
+  return items.some(
+    (item) =>
+      (item.op === "group" && (item.index !== null || hasGroup(item.body))) ||
+      (item.op === "branch" && item.alternatives.some(hasGroup)) ||
+      ((item.op === "repeat" || item.op === "look") && hasGroup(item.body)),
+  );
+}
+
+/** The group numbers in a sequence. */
+function groupsIn(items, found = []) {
+  for (const item of items) {
+    if (item.op === "group" && item.index !== null) found.push(item.index);
+    if (item.op === "branch") for (const alternative of item.alternatives) groupsIn(alternative, found);
+    else if (item.body) groupsIn(item.body, found);
+  }
+  return found;
+}
+
+/** Whether a sequence can match the empty string. */
+function nullable(items) {
+  for (const item of items) {
+    if (item.op === "char") return false;
+    if (item.op === "group" && !nullable(item.body)) return false;
+    if (item.op === "branch" && !item.alternatives.some(nullable)) return false;
+    if (item.op === "repeat" && item.low > 0 && !nullable(item.body)) return false;
+  }
+  return true;
+}
+
+/** The texts of a sequence that is a finite set of plain literals (`<a>|<b>`), else null. */
+function literals(items) {
+  let texts = [""];
+  for (const item of items) {
+    let options;
+    if (item.op === "char" && item.literal !== undefined) options = [item.literal];
+    else if (item.op === "group" && item.index === null) options = literals(item.body);
+    else if (item.op === "branch") {
+      options = [];
+      for (const alternative of item.alternatives) {
+        const found = literals(alternative);
+        if (found === null) return null;
+        options.push(...found);
+      }
+    } else return null;
+    if (options === null || texts.length * options.length > 256) return null;
+    texts = texts.flatMap((text) => options.map((option) => text + option));
+  }
+  return texts.includes("") ? null : texts;
+}
+
+// ---- Compiling a tree into a program ----
+
+class Compiler {
+  constructor(multiline) {
+    this.code = [];
+    this.multiline = multiline;
+  }
+
+  emit(inst) {
+    this.code.push(inst);
+    if (this.code.length > MAX_PROGRAM) throw new Opaque("program too long");
+    return this.code.length - 1;
+  }
+
+  /** Instructions whose `next` is null fall through to the following one. */
+  link() {
+    return this.code.map((inst, pc) => {
+      const linked = [...inst];
+      const last = linked.length - 1;
+      if ([CHAR, SAVE, CLEAR, ASSERT, LOOK].includes(linked[0]) && linked[last] === null) linked[last] = pc + 1;
+      return linked;
+    });
+  }
+
+  sequence(items) {
+    for (const item of items) this.item(item);
+  }
+
+  item(item) {
+    switch (item.op) {
+      case "char":
+        this.emit([CHAR, item.test, null]);
+        break;
+      case "group":
+        if (item.index === null) this.sequence(item.body);
+        else {
+          this.emit([SAVE, 2 * item.index, null]);
+          this.sequence(item.body);
+          this.emit([SAVE, 2 * item.index + 1, null]);
+        }
+        break;
+      case "branch":
+        this.branch(item.alternatives);
+        break;
+      case "repeat":
+        this.repeat(item);
+        break;
+      case "at":
+        this.emit([ASSERT, item.kind, null]);
+        break;
+      case "look": {
+        const sub = new Compiler(this.multiline);
+        sub.sequence(item.body);
+        sub.emit([MATCH]);
+        const code = sub.link();
+        const program = makeProgram(code, 2, true, literals(item.body), []);
+        this.emit([LOOK, program, item.negate, null]);
+        break;
+      }
+      default:
+        throw new Opaque(`${item.op} is not modelled`);
+    }
+  }
+
+  branch(alternatives) {
+    const jumps = [];
+    alternatives.forEach((alternative, index) => {
+      if (index < alternatives.length - 1) {
+        const split = this.emit([SPLIT, null, null]);
+        this.code[split][1] = this.code.length;
+        this.sequence(alternative);
+        jumps.push(this.emit([JMP, null]));
+        this.code[split][2] = this.code.length;
+      } else {
+        this.sequence(alternative);
+      }
+    });
+    for (const jump of jumps) this.code[jump][1] = this.code.length;
+  }
+
+  repeat({ low, high, greedy, body }) {
+    const unbounded = high === Infinity;
+    if ((unbounded || high > 1) && nullable(body)) throw new Opaque("a repeated body that can match empty");
+    // ECMAScript clears the groups of a repeated atom at each iteration (RepeatMatcher).
+    const groups = groupsIn(body);
+    const iteration = () => {
+      if (groups.length > 0 && (unbounded || high > 1)) {
+        this.emit([CLEAR, groups.flatMap((index) => [2 * index, 2 * index + 1]), null]);
+      }
+      this.sequence(body);
+    };
+    for (let count = 0; count < low; count++) iteration();
+    if (unbounded) {
+      const loop = this.emit([SPLIT, null, null]);
+      iteration();
+      this.emit([JMP, loop]);
+      this.order(loop, loop + 1, this.code.length, greedy);
+      return;
+    }
+    const exits = [];
+    for (let count = low; count < high; count++) {
+      exits.push(this.emit([SPLIT, null, null]));
+      iteration();
+    }
+    for (const split of exits) this.order(split, split + 1, this.code.length, greedy);
+  }
+
+  order(split, body, out, greedy) {
+    this.code[split][1] = greedy ? body : out;
+    this.code[split][2] = greedy ? out : body;
+  }
+}
+
+function makeProgram(code, slots, anchored, literalTexts, names) {
+  return {
+    code,
+    slots,
+    anchored,
+    literals: literalTexts,
+    names,
+    reopens: reopens(code),
+    total: total(code),
+    first: first(code),
+  };
+}
+
+/** The program of a pattern of the dialect, or null when it is opaque. */
+export function compileProgram(pattern) {
+  try {
+    const parser = new TreeParser(pattern);
+    const tree = parser.parse();
+    const compiler = new Compiler(parser.multiline);
+    compiler.emit([SAVE, 0, null]);
+    compiler.sequence(tree);
+    compiler.emit([SAVE, 1, null]);
+    compiler.emit([MATCH]);
+    const code = compiler.link();
+    const head = tree[0];
+    const anchored = head !== undefined && head.op === "at" && head.kind === BOS;
+    return makeProgram(code, 2 * (parser.groups + 1), anchored, literals(tree), parser.names);
+  } catch (error) {
+    if (error instanceof Opaque || error instanceof RangeError || error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+function successors(inst) {
+  switch (inst[0]) {
+    case SPLIT:
+      return [inst[1], inst[2]];
+    case JMP:
+      return [inst[1]];
+    case CHAR:
+    case SAVE:
+    case CLEAR:
+    case ASSERT:
+      return [inst[2]];
+    case LOOK:
+      return [inst[3]];
+    default:
+      return [];
+  }
+}
+
+/** The instructions reached without reading a character, for the analysis of `total`: assertions pass only when
+ * they surely hold (at the end of the text: `$`, `\Z`, and a lookahead that surely holds on the empty rest). */
+function epsilonEdges(inst, atEnd) {
+  switch (inst[0]) {
+    case SPLIT:
+      return [inst[1], inst[2]];
+    case JMP:
+      return [inst[1]];
+    case SAVE:
+    case CLEAR:
+      return [inst[2]];
+    case ASSERT:
+      return atEnd && [DOLLAR, EOL, EOS].includes(inst[1]) ? [inst[2]] : [];
+    case LOOK:
+      return atEnd && emptyRest(inst[1]) === !inst[2] ? [inst[3]] : [];
+    default:
+      return [];
+  }
+}
+
+/** Whether a lookahead's program matches at the end of the text: true, false, or null when that takes more than
+ * `$` and `\Z` to tell. */
+function emptyRest(program) {
+  const reached = closure(program.code, 0, true);
+  if ([...reached].some((pc) => program.code[pc][0] === MATCH)) return true;
+  const exact = [...reached].every((pc) => {
+    const inst = program.code[pc];
+    return [CHAR, SPLIT, JMP, SAVE, CLEAR].includes(inst[0]) || (inst[0] === ASSERT && [DOLLAR, EOL, EOS].includes(inst[1]));
+  });
+  return exact ? false : null;
+}
+
+function closure(code, pc, atEnd) {
+  const seen = new Set([pc]);
+  const stack = [pc];
+  while (stack.length > 0) {
+    for (const target of epsilonEdges(code[stack.pop()], atEnd)) {
+      if (!seen.has(target)) {
+        seen.add(target);
+        stack.push(target);
+      }
+    }
+  }
+  return seen;
+}
+
+/** The pcs from which a match is reached whatever text follows, the empty text included (a greatest fixed point):
+ * at the end a MATCH is in reach, and otherwise a `.` leads back into the set. */
+function total(code) {
+  const ends = code.map((_, pc) => [...closure(code, pc, true)].some((q) => code[q][0] === MATCH));
+  const steps = code.map((_, pc) =>
+    [...closure(code, pc, false)].filter((q) => code[q][0] === CHAR && code[q][1] === universal).map((q) => code[q][2]),
+  );
+  const set = new Set(code.map((_, pc) => pc).filter((pc) => ends[pc]));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const pc of [...set]) {
+      if (!steps[pc].some((step) => set.has(step))) {
+        set.delete(pc);
+        changed = true;
+      }
+    }
+  }
+  return set;
+}
+
+/** The set of characters a match can begin with, when the start reaches only literal characters: a search with
+ * no live thread skips to the next of them. */
+function first(code) {
+  const chars = new Set();
+  for (const pc of closure(code, 0, false)) {
+    const inst = code[pc];
+    if (inst[0] === CHAR) {
+      if (inst[1].literal === undefined) return null;
+      chars.add(inst[1].literal);
+    } else if (![SPLIT, JMP, SAVE, CLEAR].includes(inst[0])) return null;
+  }
+  if (chars.size === 0) return null;
+  const escaped = [...chars].map((char) => char.replace(/[\\\]^-]/g, "\\$&"));
+  return new RegExp(`[${escaped.join("")}]`, "gu");
+}
+
+/** Per pc, the groups (a bitmask, as a Set of numbers) whose value can still change from it: their opening SAVE,
+ * or a CLEAR of them, can still be reached. */
+function reopens(code) {
+  const predecessors = code.map(() => []);
+  code.forEach((inst, pc) => {
+    for (const target of successors(inst)) predecessors[target].push(pc);
+  });
+  const masks = code.map(() => new Set());
+  code.forEach((inst, pc) => {
+    let groups = [];
+    if (inst[0] === SAVE && inst[1] % 2 === 0 && inst[1] > 0) groups = [inst[1] / 2];
+    else if (inst[0] === CLEAR) groups = inst[1].filter((slot) => slot % 2 === 0).map((slot) => slot / 2);
+    for (const group of groups) {
+      const stack = [pc];
+      const seen = new Set([pc]);
+      while (stack.length > 0) {
+        const node = stack.pop();
+        masks[node].add(group);
+        for (const previous of predecessors[node]) {
+          if (!seen.has(previous)) {
+            seen.add(previous);
+            stack.push(previous);
+          }
+        }
+      }
+    }
+  });
+  return masks;
+}
+
+// Patterns of the walk ("x-regex" and the others) mapped to their programs, made once per pattern.
+const programs = new WeakMap();
+
+/** The program of a compiled Pattern (regex.js), or null when it is opaque; made once. */
+export function programOf(pattern) {
+  if (!programs.has(pattern)) programs.set(pattern, compileProgram(pattern.pattern));
+  return programs.get(pattern);
+}
+
+// ---- Text that grows, and what a thread assumed about text not yet seen ----
+
+/** Text that only grows: the output, or what a stage has certainly produced from it. */
+export class Buffer {
+  constructor(text = "") {
+    this.text = text;
+    this.spans = new Map(); // the analysis's exact spans of this text, by "start:end"
+  }
+
+  grow(more) {
+    this.text += more;
+  }
+}
+
+class Condition {
+  constructor(buffer, position) {
+    this.buffer = buffer;
+    this.position = position;
+  }
+
+  /** Whether it holds if the text ends where it is now. */
+  holdsAtEnd() {
+    return false;
+  }
+}
+
+/** `\Z`: the text ends here. */
+class AtEnd extends Condition {
+  decide() {
+    return this.buffer.text.length === this.position ? null : false;
+  }
+
+  holdsAtEnd() {
+    return this.buffer.text.length === this.position;
+  }
+}
+
+/** `$` without MULTILINE: the text ends here, or after one newline that is here ([RE-1]). */
+class Dollar extends Condition {
+  decide() {
+    const { text } = this.buffer;
+    const at = this.position;
+    if (text.length === at) return null;
+    if (text[at] !== "\n") return false;
+    return text.length === at + 1 ? null : false;
+  }
+
+  holdsAtEnd() {
+    return this.decide() === null;
+  }
+}
+
+/** `$` under MULTILINE: a newline here, or the end. */
+class LineEnd extends Condition {
+  decide() {
+    const { text } = this.buffer;
+    return text.length === this.position ? null : text[this.position] === "\n";
+  }
+
+  holdsAtEnd() {
+    return this.buffer.text.length === this.position;
+  }
+}
+
+/** `\b` (`want`) or `\B` at the end of the text seen: the next character decides. */
+class Boundary extends Condition {
+  constructor(buffer, position, before, want) {
+    super(buffer, position);
+    this.before = before;
+    this.want = want;
+  }
+
+  decide() {
+    const { text } = this.buffer;
+    if (text.length === this.position) return null;
+    return (this.before !== isWord(charAt(text, this.position))) === this.want;
+  }
+
+  holdsAtEnd() {
+    // no word character on either side at the end of an empty text: \b fails, \B holds (ECMAScript)
+    return this.buffer.text.length === this.position && this.before === this.want;
+  }
+}
+
+/** `(?=...)` or `(?!...)` at a position: decided once the text there settles it. */
+class Lookahead extends Condition {
+  constructor(buffer, position, program, negate, base) {
+    super(buffer, position);
+    this.program = program;
+    this.negate = negate;
+    this.search = program.literals !== null ? null : new Search(program, buffer, base, position, true);
+  }
+
+  decide() {
+    const found = this.found();
+    return found === null ? null : found !== this.negate;
+  }
+
+  holdsAtEnd() {
+    const verdict = this.decide();
+    if (verdict !== null) return verdict;
+    if (this.search === null) return this.negate;
+    const matches = this.search.entries.filter(([pc]) => pc < 0).map(([, , conds]) => conds);
+    const found = matches.some((conds) => conds.every((condition) => condition.holdsAtEnd()));
+    if (!this.negate) return found;
+    const exact = matches.every((conds) =>
+      conds.every((condition) => condition instanceof AtEnd || condition instanceof Dollar || condition instanceof LineEnd),
+    );
+    return exact && !found;
+  }
+
+  found() {
+    const { text } = this.buffer;
+    if (this.search === null) {
+      const seen = text.slice(this.position);
+      let possible = false;
+      for (const literalText of this.program.literals) {
+        if (seen.startsWith(literalText)) return true;
+        possible = possible || literalText.startsWith(seen);
+      }
+      return possible ? null : false;
+    }
+    this.search.advance();
+    const { entries } = this.search;
+    if (entries.some(([pc, , conds]) => pc < 0 && conds.length === 0)) return true;
+    return entries.length === 0 ? false : null;
+  }
+}
+
+const NONE = Object.freeze([]);
+const subset = (small, big) => small.every((condition) => big.includes(condition));
+
+/**
+ * `pattern.search(text, start)` on a text still arriving (`buffer.text.slice(base)` so far), leftmost-first:
+ * `entries` are the live threads and the matches found, in priority order, each `[pc, registers, conditions]`
+ * (pc -1 for a match found). `advance` reads what arrived since the last call.
+ */
+export class Search {
+  constructor(program, buffer, base, start, anchored = false, mustAdvance = false) {
+    this.program = program;
+    this.code = program.code;
+    this.buffer = buffer;
+    this.base = base;
+    this.start = start;
+    this.position = start;
+    this.anchored = anchored || program.anchored;
+    this.mustAdvance = mustAdvance; // after an empty match, a match at start must not be empty ([RE-6])
+    this.pending = new Set();
+    this.looks = new Map();
+    this.entries = this.fresh(start);
+    this.idle = !this.anchored; // no thread but a fresh start's
+  }
+
+  /** A match is certain: the search's result no longer depends on what follows. */
+  get matched() {
+    return this.entries.length > 0 && this.entries[0][0] < 0 && this.entries[0][2].length === 0;
+  }
+
+  /** The entries the final match can still come from, in priority order, and whether the search may also end with
+   * a match that starts later, or with none. */
+  candidates() {
+    const { code } = this;
+    const totals = this.program.total;
+    const chosen = [];
+    let atEnd = false;
+    let step = false;
+    for (const entry of this.entries) {
+      chosen.push(entry);
+      const [pc, , conds] = entry;
+      if (pc < 0) {
+        if (conds.length === 0) return [chosen, false];
+        atEnd = atEnd || conds.every((condition) => condition.holdsAtEnd());
+      } else if (conds.length === 0 && code[pc][1] === universal && totals.has(code[pc][2])) {
+        step = true;
+      }
+      if (atEnd && step) return [chosen, false];
+    }
+    return [chosen, true];
+  }
+
+  advance() {
+    const { text } = this.buffer;
+    let end = text.length;
+    if (end > 0 && /[\ud800-\udbff]/.test(text[end - 1])) end--; // half a code point: read it whole, later
+    if (this.position >= end) return;
+    this.resolve();
+    const { code } = this;
+    const { first: starts, slots } = this.program;
+    let index = this.position;
+    while (index < end) {
+      if (this.idle && starts !== null) {
+        starts.lastIndex = index;
+        const found = starts.exec(text);
+        index = found === null || found.index >= end ? end : found.index;
+        this.entries = this.fresh(index);
+        if (index === end) break;
+      }
+      const char = charAt(text, index);
+      const next = index + char.length;
+      const out = [];
+      const seen = new Map();
+      let cut = false;
+      for (const entry of this.entries) {
+        const pc = entry[0];
+        if (pc < 0) {
+          out.push(entry);
+          if (entry[2].length === 0) {
+            cut = true;
+            break;
+          }
+          continue;
+        }
+        const inst = code[pc];
+        if (inst[1](char) && this.add(out, seen, inst[2], entry[1], entry[2], next)) {
+          cut = true;
+          break;
+        }
+      }
+      this.idle = out.length === 0 && !cut;
+      if (!cut && !this.anchored) this.add(out, seen, 0, new Array(slots).fill(null), NONE, next);
+      this.entries = out;
+      index = next;
+      if (out.length === 0 && this.anchored) break;
+    }
+    this.position = end;
+    if (this.pending.size > 0) this.resolve();
+  }
+
+  /** The threads of a match starting at `position`. */
+  fresh(position) {
+    const out = [];
+    this.add(out, new Map(), 0, new Array(this.program.slots).fill(null), NONE, position);
+    return out;
+  }
+
+  /** Drop the entries whose conditions the text refuted; forget the conditions it confirmed. */
+  resolve() {
+    const decided = new Map();
+    for (const condition of this.pending) {
+      const verdict = condition.decide();
+      if (verdict !== null) decided.set(condition, verdict);
+    }
+    if (decided.size === 0) return;
+    for (const condition of decided.keys()) this.pending.delete(condition);
+    const out = [];
+    for (let [pc, regs, conds] of this.entries) {
+      if (conds.some((condition) => decided.has(condition))) {
+        if (conds.some((condition) => decided.get(condition) === false)) continue;
+        conds = conds.filter((condition) => !decided.has(condition));
+      }
+      out.push([pc, regs, conds]);
+      if (pc < 0 && conds.length === 0) break;
+    }
+    this.entries = out;
+  }
+
+  /** Add the thread at `pc` and everything it reaches without reading, in priority order; true when it found a
+   * certain match (which cuts every thread after it). */
+  add(out, seen, pc, regs, conds, position) {
+    const { code } = this;
+    const stack = [[pc, regs, conds]];
+    while (stack.length > 0) {
+      [pc, regs, conds] = stack.pop();
+      const prior = seen.get(pc);
+      if (prior === undefined) seen.set(pc, [conds]);
+      else if (prior.some((earlier) => subset(earlier, conds))) continue; // a thread before it does all it would
+      else prior.push(conds);
+      const inst = code[pc];
+      switch (inst[0]) {
+        case CHAR:
+          out.push([pc, regs, conds]);
+          break;
+        case SPLIT:
+          stack.push([inst[2], regs, conds], [inst[1], regs, conds]);
+          break;
+        case JMP:
+          stack.push([inst[1], regs, conds]);
+          break;
+        case SAVE: {
+          const slot = inst[1];
+          const copy = regs.slice();
+          copy[slot] = position;
+          if (slot % 2 === 0) copy[slot + 1] = null; // a group (re)opens: its end is not known any more
+          stack.push([inst[2], copy, conds]);
+          break;
+        }
+        case CLEAR: {
+          const copy = regs.slice();
+          for (const slot of inst[1]) copy[slot] = null;
+          stack.push([inst[2], copy, conds]);
+          break;
+        }
+        case MATCH:
+          if (this.mustAdvance && position === this.start && regs[0] === this.start) break;
+          out.push([-1, regs, conds]);
+          if (conds.length === 0) return true;
+          break;
+        default: {
+          const verdict = inst[0] === ASSERT ? this.assertion(inst, position) : this.look(inst, pc, position);
+          if (verdict === true) stack.push([inst[inst.length - 1], regs, conds]);
+          else if (verdict !== false) stack.push([inst[inst.length - 1], regs, [...conds, verdict]]);
+        }
+      }
+    }
+    return false;
+  }
+
+  assertion(inst, at) {
+    const kind = inst[1];
+    const { text } = this.buffer;
+    if (kind === BOS) return at === this.base;
+    if (kind === BOL) return at === this.base || text[at - 1] === "\n";
+    let condition;
+    if (kind === BOUNDARY || kind === NON_BOUNDARY) {
+      const before = at > this.base && isWord(charBefore(text, at));
+      condition = new Boundary(this.buffer, at, before, kind === BOUNDARY);
+    } else if (kind === DOLLAR) condition = new Dollar(this.buffer, at);
+    else if (kind === EOL) condition = new LineEnd(this.buffer, at);
+    else condition = new AtEnd(this.buffer, at);
+    return this.undecided(condition);
+  }
+
+  look(inst, pc, at) {
+    const key = `${pc}:${at}`;
+    let condition = this.looks.get(key);
+    if (condition === undefined) {
+      condition = new Lookahead(this.buffer, at, inst[1], inst[2], this.base);
+      if (this.looks.size > 64) {
+        // only the lookaheads at the last positions can be met again
+        for (const [other, held] of this.looks) if (held.position < this.position - 2) this.looks.delete(other);
+      }
+      this.looks.set(key, condition);
+    }
+    return this.undecided(condition);
+  }
+
+  undecided(condition) {
+    const verdict = condition.decide();
+    if (verdict === null) {
+      this.pending.add(condition);
+      return condition;
+    }
+    return verdict;
+  }
+}
+
+function charBefore(text, at) {
+  const code = text.charCodeAt(at - 1);
+  if (code >= 0xdc00 && code <= 0xdfff && at >= 2) {
+    const high = text.charCodeAt(at - 2);
+    if (high >= 0xd800 && high <= 0xdbff) return text.slice(at - 2, at);
+  }
+  return text[at - 1];
+}
