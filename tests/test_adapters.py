@@ -75,7 +75,28 @@ def test_the_kit_adapters_speak_protocol_2_for_a_module_that_streams(tmp_path: P
         checked = harness("adapter-check", "--command", command)
         assert checked.returncode == 0 and "11 of 11 checks passed" in checked.stdout, checked.stdout + checked.stderr
         run = harness("run", "--stream", "--command", command, "-k", "stream.")
-        assert run.returncode == 0 and "18 pass" in run.stdout, run.stdout[-2000:] + run.stderr
+        assert run.returncode == 0 and "20 pass" in run.stdout, run.stdout[-2000:] + run.stderr
+
+
+def test_the_node_adapter_writes_a_large_answer_whole_to_a_harness_that_reads_late(tmp_path: Path) -> None:
+    """Node makes a piped stdout non-blocking: an answer larger than the pipe, read late, met EAGAIN and was lost
+    (the harness then timed out on a 10,000-chunk stream request)."""
+    (tmp_path / "big.mjs").write_text("export function parse(schema, text) { return text.repeat(50000); }\n")
+    process = subprocess.Popen(
+        shlex.split(f"{NODE_ADAPTER} {tmp_path / 'big.mjs'}"),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write('{"cmd": "hello", "protocol": 1}\n{"cmd": "run", "seq": 1, "schema": {}, "tests": [')
+    process.stdin.write('{"id": "a", "input": "abcdefgh"}]}\n')
+    process.stdin.flush()
+    time.sleep(1.5)  # the answer (400 KB) fills the pipe long before it is read
+    try:
+        out, _ = process.communicate(timeout=30)  # the end of input: it answers, then exits
+    finally:
+        process.kill()
+    answer = out.splitlines()[1]
+    assert len(answer) > 400_000 and answer.endswith("}]}"), answer[-200:]
 
 
 def test_the_python_adapter_keeps_stdout_and_names_what_json_cannot_hold(tmp_path: Path) -> None:

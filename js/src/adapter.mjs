@@ -15,12 +15,14 @@
 // `categorizesErrors: false` when none of your errors are categorized). The module form reads the exports
 // `parse` (or --export), `FEATURES`, `NAME`, `VERSION`, `CATEGORIZES_ERRORS` and `STREAM`. Given `stream(schema,
 // prefix)` (the export `STREAM`), which opens a stream with `feed(text)`, `finish()` and `message` (SPEC.md
-// section 14), the adapter answers protocol 2 and its `stream` command.
+// section 14), the adapter answers protocol 2 and its `stream` command (a request with tools calls
+// `stream(schema, prefix, { tools })`).
 //
 // What it takes care of: one JSON line per answer; stdout kept for the protocol (console output and writes to
 // process.stdout by the implementation go to stderr); results JSON cannot hold (NaN, infinities, undefined,
 // functions, BigInt, values nested deeper than 512) answered as {"unrepresentable": "..."}, never silently
 // changed by JSON.stringify; lone surrogates written as \uXXXX escapes.
+import { Buffer } from "node:buffer";
 import { realpathSync, writeSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
@@ -80,10 +82,10 @@ function outcome(work) {
 }
 
 /** One stream of a `stream` request: the partial value after each chunk (null: nothing sent), and the end. */
-function streamed(stream, schema, prefix, chunks) {
+function streamed(stream, schema, prefix, tools, chunks) {
   const partials = [];
   const end = outcome(() => {
-    const open = stream(schema, prefix);
+    const open = tools === undefined ? stream(schema, prefix) : stream(schema, prefix, { tools });
     for (const chunk of chunks) {
       open.feed(chunk);
       const problem = unrepresentable(open.message === undefined ? null : open.message);
@@ -97,6 +99,21 @@ function streamed(stream, schema, prefix, chunks) {
   return { partials, end };
 }
 
+/** Writes all of `text` to `fd`, waiting while a pipe is full: Node makes a piped stdout non-blocking, so a large
+ * answer to a harness that reads slowly meets EAGAIN, which must not lose the answer's tail. */
+function writeAll(fd, text) {
+  const bytes = Buffer.from(text, "utf8");
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let offset = 0; offset < bytes.length; ) {
+    try {
+      offset += writeSync(fd, bytes, offset);
+    } catch (error) {
+      if (error.code !== "EAGAIN") throw error;
+      Atomics.wait(pause, 0, 0, 2); // 2 ms, then try again
+    }
+  }
+}
+
 /** Answers protocol requests on stdin until shutdown or the end of input. */
 export function serve({
   parse,
@@ -107,7 +124,7 @@ export function serve({
   features = [],
   categorizesErrors = true,
 }) {
-  const send = (message) => writeSync(1, JSON.stringify(message) + "\n");
+  const send = (message) => writeAll(1, JSON.stringify(message) + "\n");
   // The implementation's own output must not reach the protocol stream.
   const toStderr = (...args) => process.stderr.write(args.map(String).join(" ") + "\n");
   console.log = console.info = console.debug = toStderr;
@@ -132,7 +149,9 @@ export function serve({
     } else if (request.cmd === "run") {
       send({ seq: request.seq, results: request.tests.map((test) => result(parse, request.schema, test)) });
     } else if (request.cmd === "stream" && stream) {
-      const results = request.chunkings.map((chunks) => streamed(stream, request.schema, request.prefix, chunks));
+      const results = request.chunkings.map((chunks) =>
+        streamed(stream, request.schema, request.prefix, request.tools, chunks),
+      );
       send({ seq: request.seq, results });
     } else if (request.cmd === "shutdown") {
       lines.close();

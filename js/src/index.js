@@ -2,10 +2,12 @@
 
 import { ParseError, ResponseSchemaError, SchemaError } from "./errors.js";
 import { walk } from "./parser.js";
+import { OpenAIStream } from "./openai.js";
 import { compileSchema } from "./schema.js";
+import { Stream, StreamFinished, apply } from "./stream/index.js";
 import { Tools, ToolsError } from "./tools.js";
 
-export { ParseError, ResponseSchemaError, SchemaError, Tools, ToolsError };
+export { OpenAIStream, ParseError, ResponseSchemaError, SchemaError, Stream, StreamFinished, Tools, ToolsError, apply };
 export const VERSION = "0.2.0";
 export const SPEC_VERSION = "1.2";
 /**
@@ -36,15 +38,32 @@ export class Parser {
    * (SPEC.md section 15).
    */
   parse(text, options = {}) {
-    const tools =
-      options.tools === undefined || options.tools === null || options.tools instanceof Tools
-        ? (options.tools ?? null)
-        : new Tools(options.tools);
-    if (typeof text !== "string")
-      throw new ParseError("type-mismatch", "", `the input must be a string, not ${typeof text}`);
-    const message = walk(this.root, text);
+    const tools = toolsOf(options.tools);
+    const prefix = options.prefix ?? "";
+    for (const [name, value] of [
+      ["input", text],
+      ["prefix", prefix],
+    ]) {
+      if (typeof value !== "string")
+        throw new ParseError("type-mismatch", "", `the ${name} must be a string, not ${typeof value}`);
+    }
+    const message = walk(this.root, prefix + text); // [GEN-5]: the root receives prefix + input
     return tools === null ? message : tools.typed(message);
   }
+
+  /**
+   * A stream that parses an output fed in chunks (SPEC.md section 14): `feed(text)` and `finish()` return deltas,
+   * `message` is what was sent so far, always a part of the one-shot result of `parse(output, options)` (typed by
+   * `options.tools`, [TOOLS-7]). `options.prefix` is read first ([STREAM-9]). Streams are independent.
+   */
+  stream(options = {}) {
+    return new Stream(this, options.prefix ?? "", toolsOf(options.tools));
+  }
+}
+
+/** The tools of a call: null for none, read now when given as definitions ([TOOLS-1]). */
+function toolsOf(tools) {
+  return tools === undefined || tools === null || tools instanceof Tools ? (tools ?? null) : new Tools(tools);
 }
 
 /** Validates `schema` and compiles it once; throws SchemaError for any malformed schema. */
@@ -57,11 +76,20 @@ const CACHE_SIZE = 256;
 
 /** `compile(schema).parse(text, options)`, reusing compiled schemas (keyed by their JSON text). */
 export function parse(schema, text, options = {}) {
+  return compiled(schema).parse(text, options);
+}
+
+/** `compile(schema).stream(options)`, reusing compiled schemas as `parse` does. */
+export function stream(schema, options = {}) {
+  return compiled(schema).stream(options);
+}
+
+function compiled(schema) {
   let key;
   try {
     key = JSON.stringify(schema);
   } catch {
-    return compile(schema).parse(text, options); // not plain data: compile says what is wrong with it
+    return compile(schema); // not plain data: compile says what is wrong with it
   }
   let parser = cache.get(key);
   if (parser === undefined) {
@@ -69,5 +97,5 @@ export function parse(schema, text, options = {}) {
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value);
     cache.set(key, parser);
   }
-  return parser.parse(text, options);
+  return parser;
 }

@@ -382,7 +382,8 @@ function typeName(value) {
   return typeof value === "number" ? "number" : typeof value;
 }
 
-function equal(left, right) {
+/** JSON equality ([JSONB-3]): objects without key order, numbers by value. */
+export function equal(left, right) {
   if (
     typeof left !== typeof right ||
     Array.isArray(left) !== Array.isArray(right) ||

@@ -5,7 +5,7 @@ import { JMESPathTypeError, search } from "./jmespath.js";
 import { isJsonValue } from "./schema.js";
 import { JsonFailure, gemma4ToJson, readJson } from "./textparsers.js";
 
-const NO_VALUE = Symbol("no value"); // a regex stage found nothing: the node produces no value at once
+export const NO_VALUE = Symbol("no value"); // a regex stage found nothing: the node produces no value at once
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 
@@ -45,8 +45,9 @@ export function walk(node, content) {
   return TYPES[node.type ?? "any"](node, staged);
 }
 
-/** Steps 3 to 7 of [NODE-1]: the string check, the regex keywords and the parser. */
-function stages(node, content) {
+/** Steps 3 to 7 of [NODE-1]: the string check, the regex keywords and the parser; NO_VALUE when a regex keyword
+ * found nothing. */
+export function stages(node, content) {
   if (node.needsString && typeof content !== "string")
     throw mismatch(node, "a regex keyword needs string input", content); // [NODE-3]
   for (const [pattern, template] of node.substitutions) content = pattern.replace(content, template); // [SUBS-2]
@@ -55,6 +56,11 @@ function stages(node, content) {
     if (match === null) return NO_VALUE; // [REGEX-4]
     content = matchValue(node.regex, match);
   }
+  return laterStages(node, content);
+}
+
+/** The stages after x-regex: x-regex-iterator, x-regex-key-value and the parser. */
+export function laterStages(node, content) {
   if (node.iterator !== null) {
     needString(node, content, "x-regex-iterator"); // [ITER-2]
     content = [...node.iterator.all(content)].map((match) => matchValue(node.iterator, match));
@@ -95,7 +101,7 @@ function keyValues(node, content) {
   return pairs;
 }
 
-function runParser(node, content) {
+export function runParser(node, content) {
   needString(node, content, `x-parser ${node.parser}`);
   const text = node.parser === "gemma4-tool-call" ? gemma4ToJson(content) : content; // [GEMMA-1]
   let value = readJson(text); // [JSON-1]
@@ -232,4 +238,4 @@ function boolean(node, content) {
   throw new ParseError("invalid-value", node.path, `not a boolean: ${preview(content)}`);
 }
 
-const TYPES = { object, array, string, integer, number, boolean, any: (node, content) => content }; // [ANY-1]
+export const TYPES = { object, array, string, integer, number, boolean, any: (node, content) => content }; // [ANY-1]

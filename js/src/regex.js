@@ -155,6 +155,7 @@ export function translate(pattern) {
 export class Pattern {
   constructor(pattern) {
     const { source, flags } = translate(pattern);
+    this.pattern = pattern; // as the schema wrote it: the streaming analysis reads it (stream/pike.js)
     this.source = source;
     this.flags = flags;
     try {
@@ -173,19 +174,35 @@ export class Pattern {
     return this.search.exec(text);
   }
 
-  /** Every match, left to right, as appendix A.2 says ([RE-6]). */
-  *all(text) {
+  /** The first match with the offsets of its groups (`match.indices`), or null. */
+  firstIndexed(text) {
+    const search = this.indexed();
+    search.lastIndex = 0;
+    return search.exec(text);
+  }
+
+  indexed() {
+    this.withIndices ??= new RegExp(this.search.source, `${this.flags}dgsu`);
+    return this.withIndices;
+  }
+
+  /** Every match, left to right, as appendix A.2 says ([RE-6]); `indexed`: with `match.indices`. */
+  *all(text, indexed = false) {
+    const search = indexed ? this.indexed() : this.search;
     let position = 0;
     while (position <= text.length) {
-      this.search.lastIndex = position;
-      let match = this.search.exec(text);
+      search.lastIndex = position;
+      let match = search.exec(text);
       if (match === null) return;
       yield match;
       let end = match.index + match[0].length;
       while (match !== null && match[0].length === 0) {
         // After an empty match at p, only a non-empty match at p is taken: one that does not end at p.
         const codePoints = [...text.slice(0, end)].length;
-        const retry = new RegExp(`(?:${this.source})(?<!^[\\s\\S]{${codePoints}})`, `${this.flags}ysu`);
+        const retry = new RegExp(
+          `(?:${this.source})(?<!^[\\s\\S]{${codePoints}})`,
+          `${this.flags}ysu${indexed ? "d" : ""}`,
+        );
         retry.lastIndex = end;
         match = retry.exec(text);
         if (match !== null) {

@@ -21,6 +21,11 @@ export class ToolsError extends ResponseSchemaError {
 
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** A key set as data: a key named __proto__ is a key, not the prototype. */
+function put(object, key, value) {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** The request's tools, read once: each function's name and parameter properties. */
 export class Tools {
   constructor(definitions) {
@@ -55,11 +60,21 @@ export class Tools {
   typedCall(call) {
     const fn = isObject(call) ? call.function : undefined;
     if (!isObject(fn) || !isObject(fn.arguments) || !this.parameters.has(fn.name)) return call;
-    const properties = this.parameters.get(fn.name);
-    const args = {};
-    for (const [key, value] of Object.entries(fn.arguments))
-      args[key] = typed(value, Object.hasOwn(properties, key) ? properties[key] : undefined);
-    return { ...call, function: { ...fn, arguments: args } };
+    return { ...call, function: { ...fn, arguments: this.typedArguments(fn.name, fn.arguments) } };
+  }
+
+  /** [TOOLS-3] The arguments of a call to the tool `name`: each parameter's by its schema, others kept. */
+  typedArguments(name, args) {
+    const properties = this.parameters.get(name);
+    const out = {};
+    for (const [key, value] of Object.entries(args))
+      put(out, key, typed(value, Object.hasOwn(properties, key) ? properties[key] : undefined));
+    return out;
+  }
+
+  /** Whether `name` is a tool's (streaming, [TOOLS-7]). */
+  knows(name) {
+    return this.parameters.has(name);
   }
 }
 
@@ -80,7 +95,7 @@ function typedInside(value, schema) {
   if (isObject(value) && isObject(schema.properties)) {
     const out = {};
     for (const [key, item] of Object.entries(value))
-      out[key] = typed(item, Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined);
+      put(out, key, typed(item, Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined));
     return out;
   }
   if (Array.isArray(value) && isObject(schema.items)) return value.map((item) => typed(item, schema.items));

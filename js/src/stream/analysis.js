@@ -12,7 +12,7 @@
 // gives ANY until the output is complete.
 
 import { ParseError } from "../errors.js";
-import { NO_VALUE, TYPES, laterStages, matchValue as walkedMatchValue, runParser, walk } from "../parser.js";
+import { NO_VALUE, TYPES, laterStages, runParser, stages, walk } from "../parser.js";
 import { JsonFailure, readJson } from "../textparsers.js";
 import { JSONText, OpenArray, OpenObject, OpenText, UNKNOWN, commonPrefix, meet, put } from "./partial.js";
 import { Buffer, Search, programOf } from "./pike.js";
@@ -140,7 +140,8 @@ export class Analysis {
       const children = [...node.properties.map(([, child]) => child), node.items, node.additional];
       this.holds.set(
         node,
-        jsonText(node) || children.some((child) => child !== null && typeof child === "object" && this.holdsText(child)),
+        jsonText(node) ||
+          children.some((child) => child !== null && typeof child === "object" && this.holdsText(child)),
       );
     }
     return this.holds.get(node);
@@ -152,7 +153,10 @@ export class Analysis {
     if (node.needsString && !(content instanceof Open)) return []; // [NODE-3]: Fields and Items are not strings
     if (node.substitutions.length > 0) {
       const open = content;
-      content = this.state(`subs:${idOf(node)}:${idOf(open.buffer)}:${open.base}`, () => new Substitutions(node, open)).advance();
+      content = this.state(
+        `subs:${idOf(node)}:${idOf(open.buffer)}:${open.base}`,
+        () => new Substitutions(node, open),
+      ).advance();
     }
     const contents = node.regex !== null ? this.regex(node.regex, content) : [content];
     return contents.flatMap((each) => this.afterRegex(node, each));
@@ -184,7 +188,9 @@ export class Analysis {
       return matches.length > 0 ? [new Items(matches, [], true)] : [NO_MATCH]; // [ITER-2], [ITER-4]
     }
     if (content instanceof Exact) {
-      const found = this.state(`stages:${idOf(node)}:${idOf(content)}`, () => [this.exactStages(node, content.value)])[0];
+      const found = this.state(`stages:${idOf(node)}:${idOf(content)}`, () => [
+        this.exactStages(node, content.value),
+      ])[0];
       return found === null ? [] : [found];
     }
     let contents = [content];
@@ -227,11 +233,11 @@ export class Analysis {
     return content instanceof Exact ? [] : [content];
   }
 
-  /** The stages after x-regex (or, with `all`, every stage), on a value known whole, as the walk does them. */
+  /** The stages after x-regex (with `all`, every stage), on a value known whole, as the walk does them. */
   exactStages(node, value, all = false) {
     let result;
     try {
-      result = all ? laterStages(node, value, true) : laterStages(node, value);
+      result = all ? stages(node, value) : laterStages(node, value);
     } catch (error) {
       if (error instanceof ParseError) return null;
       throw error;
@@ -315,7 +321,8 @@ export class Analysis {
         let each;
         if (child.hasConst) each = outcome(false, child.const);
         else if (Object.hasOwn(fields, name)) each = fields[name] === ANY ? UNSURE : this.node(child, fields[name]);
-        else if (child.hasDefault) each = outcome(false, child.default); // [OBJ-5]
+        else if (child.hasDefault)
+          each = outcome(false, child.default); // [OBJ-5]
         else each = outcome(true, NOTHING);
         if (!place(value, name, each, required.has(name))) return IMPOSSIBLE;
       }
@@ -618,5 +625,3 @@ function jsonComplete(text) {
   if (stripped === "" || !'}]"el'.includes(stripped[stripped.length - 1])) return false;
   return !(readJson(text) instanceof JsonFailure);
 }
-
-export { walkedMatchValue };

@@ -3,7 +3,7 @@
 // `OpenArray` (only part of them is known), and `UNKNOWN` (a value is there, nothing is known of it). `meet` is
 // what two possible results have in common ([STREAM-6]); `join` puts together two parts of one result.
 
-import { jsonEqual } from "../equal.js";
+import { equal as jsonEqual } from "../jmespath.js";
 
 /** A string of which only the beginning is known. */
 export class OpenText {
@@ -41,13 +41,22 @@ export function put(object, key, value) {
 export const isText = (value) => typeof value === "string" || value instanceof OpenText;
 export const textOf = (value) => (typeof value === "string" ? value : value.text);
 const isObject = (value) =>
-  value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof OpenText) && !(value instanceof JSONText);
+  value !== null &&
+  typeof value === "object" &&
+  !Array.isArray(value) &&
+  !(value instanceof OpenText) &&
+  !(value instanceof JSONText);
 
 /** Whether a partial value is known whole (nothing in it is open). */
 export function complete(value) {
   return (
     value !== UNKNOWN &&
-    !(value instanceof OpenText || value instanceof OpenObject || value instanceof OpenArray || value instanceof JSONText)
+    !(
+      value instanceof OpenText ||
+      value instanceof OpenObject ||
+      value instanceof OpenArray ||
+      value instanceof JSONText
+    )
   );
 }
 
@@ -166,7 +175,8 @@ export function jsonTexts(value, path = "", found = new Map()) {
 /** The pointers of the outermost values in `value` that are complete. */
 export function ended(value, path = "") {
   if (complete(value)) return [path];
-  if (value instanceof OpenObject) return Object.entries(value).flatMap(([key, item]) => ended(item, `${path}/${escaped(key)}`));
+  if (value instanceof OpenObject)
+    return Object.entries(value).flatMap(([key, item]) => ended(item, `${path}/${escaped(key)}`));
   if (value instanceof OpenArray) return value.flatMap((item, index) => ended(item, `${path}/${index}`));
   return [];
 }

@@ -478,7 +478,9 @@ function emptyRest(program) {
   if ([...reached].some((pc) => program.code[pc][0] === MATCH)) return true;
   const exact = [...reached].every((pc) => {
     const inst = program.code[pc];
-    return [CHAR, SPLIT, JMP, SAVE, CLEAR].includes(inst[0]) || (inst[0] === ASSERT && [DOLLAR, EOL, EOS].includes(inst[1]));
+    return (
+      [CHAR, SPLIT, JMP, SAVE, CLEAR].includes(inst[0]) || (inst[0] === ASSERT && [DOLLAR, EOL, EOS].includes(inst[1]))
+    );
   });
   return exact ? false : null;
 }
@@ -678,7 +680,9 @@ class Lookahead extends Condition {
     const found = matches.some((conds) => conds.every((condition) => condition.holdsAtEnd()));
     if (!this.negate) return found;
     const exact = matches.every((conds) =>
-      conds.every((condition) => condition instanceof AtEnd || condition instanceof Dollar || condition instanceof LineEnd),
+      conds.every(
+        (condition) => condition instanceof AtEnd || condition instanceof Dollar || condition instanceof LineEnd,
+      ),
     );
     return exact && !found;
   }
@@ -817,7 +821,8 @@ export class Search {
     if (decided.size === 0) return;
     for (const condition of decided.keys()) this.pending.delete(condition);
     const out = [];
-    for (let [pc, regs, conds] of this.entries) {
+    for (const [pc, regs, held] of this.entries) {
+      let conds = held;
       if (conds.some((condition) => decided.has(condition))) {
         if (conds.some((condition) => decided.get(condition) === false)) continue;
         conds = conds.filter((condition) => !decided.has(condition));
@@ -837,7 +842,8 @@ export class Search {
       [pc, regs, conds] = stack.pop();
       const prior = seen.get(pc);
       if (prior === undefined) seen.set(pc, [conds]);
-      else if (prior.some((earlier) => subset(earlier, conds))) continue; // a thread before it does all it would
+      else if (prior.some((earlier) => subset(earlier, conds)))
+        continue; // a thread before it does all it would
       else prior.push(conds);
       const inst = code[pc];
       switch (inst[0]) {
