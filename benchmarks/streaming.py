@@ -1,13 +1,15 @@
 """Streaming measured (BENCHMARKS.md, "Streaming"): lag per library family, and cost per character.
 
-    python benchmarks/streaming.py [--quick] [--json FILE]
+    python benchmarks/streaming.py [--quick] [--js] [--json FILE]
 
 Lag: every behaviour output that tests/library_formats.py writes for a family, and that parses, is fed one
 character at a time. A character of `content`, `thinking` or a call's arguments' JSON text that stands at text
 position p (where the value stands in the text whole) and that the stream sent once it had n characters lags
 n - (p + 1) characters; sent at `finish`, it lags by what followed it. A call's `name` is measured once, from
 its last character to its `end` (the OpenAI view sends it whole then). Cost: microseconds per
-character of the output fed one and four characters at a time, beside one one-shot parse of the whole output."""
+character of the output fed one and four characters at a time, beside one one-shot parse of the whole output.
+With --js, the JavaScript implementation is measured the same way (benchmarks/js_streaming.mjs, needs node) and
+reported beside the reference: lag "reference · JavaScript", cost with the ratio JavaScript / reference."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import argparse
 import contextlib
 import json
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -90,17 +93,18 @@ def lags(parser: rs.Parser, prefix: str, text: str) -> dict[str, list[int]]:
     return out
 
 
+def family_outputs(family: Any) -> list[tuple[str, str]]:
+    """Every behaviour output of a family, as (prefix, text)."""
+    return [built for _, _, build in CATEGORIES if (built := build(family))]
+
+
 def bench_lag() -> dict[str, Any]:
     results: dict[str, Any] = {}
     for family in FAMILIES:
         parser = rs.compile(rs.schemas.load(family.name))
         kinds: dict[str, list[int]] = {}
         outputs = 0
-        for _, _, build in CATEGORIES:
-            built = build(family)
-            if not built:
-                continue
-            prefix, text = built
+        for prefix, text in family_outputs(family):
             try:
                 measured = lags(parser, prefix, text)
             except rs.ParseError:
@@ -151,26 +155,49 @@ def bench_cost(sizes: list[int]) -> dict[str, Any]:
     return rows
 
 
+def bench_js(sizes: list[int]) -> dict[str, Any]:
+    """The same measures of the JavaScript implementation, in one node process."""
+    families = {
+        family.name: {"schema": rs.schemas.load(family.name), "outputs": family_outputs(family)} for family in FAMILIES
+    }
+    cost = {"schema": rs.schemas.load("qwen3"), "texts": {str(size): scaled(size) for size in sizes}}
+    script = Path(__file__).parent / "js_streaming.mjs"
+    done = subprocess.run(
+        ["node", str(script)], input=json.dumps({"families": families, "cost": cost}), capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        sys.exit(f"benchmarks/js_streaming.mjs failed: {done.stderr.strip()}")
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     options.add_argument("--quick", action="store_true", help="sizes up to 10 KB only (the full run takes ~15 min)")
+    options.add_argument("--js", action="store_true", help="measure the JavaScript implementation beside it")
     options.add_argument("--json", type=Path, help="write the results here too")
     args = options.parse_args()
+    sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 30_000, 100_000, 1_000_000]
     lag = bench_lag()
+    js = bench_js(sizes) if args.js else None
     print("| family | outputs | content | thinking | call name | arguments as JSON text |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, row in lag.items():
-        cells = [
-            f"{row[kind]['mean']:.2f} / {row[kind]['max']}" if kind in row else "-"
-            for kind in ("content", "thinking", "name", "arguments")
-        ]
+        other = js["lag"][name] if js else None
+        cells = []
+        for kind in ("content", "thinking", "name", "arguments"):
+            cell = f"{row[kind]['mean']:.2f} / {row[kind]['max']}" if kind in row else "-"
+            if other is not None:
+                cell += " · " + (f"{other[kind]['mean']:.2f} / {other[kind]['max']}" if kind in other else "-")
+            cells.append(cell)
         print(f"| {name} | {row['outputs']} | " + " | ".join(cells) + " |")
-    sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 30_000, 100_000, 1_000_000]
     cost = bench_cost(sizes)
+    js_header = " JavaScript, 1-char | JavaScript, 4-char |" if js else ""
     print(
         "\n| output size | stream, µs per char, 1-char chunks | 4-char chunks | re-parse per 4-char chunk | one-shot |"
+        + js_header
     )
-    print("|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|" + ("---:|---:|" if js else ""))
     for size, row in cost.items():
         reparse = f"{row['reparse_us_per_char']:.1f}" if "reparse_us_per_char" in row else "-"
         cells = [
@@ -179,9 +206,14 @@ def main() -> None:
             reparse,
             f"{row['one_shot_us_per_char']:.2f}",
         ]
+        if js:
+            for chunk in (1, 4):
+                mine = js["cost"][size][f"us_per_char_{chunk}"]
+                cells.append(f"{mine:.1f} ({mine / row[f'us_per_char_{chunk}']:.2f}x)")
         print(f"| {int(size):,} | " + " | ".join(cells) + " |")
     if args.json:
-        args.json.write_text(json.dumps({"lag": lag, "cost": cost}, indent=2) + "\n", encoding="utf-8")
+        results = {"lag": lag, "cost": cost} | ({"js": js} if js else {})
+        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

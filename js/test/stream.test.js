@@ -57,6 +57,7 @@ test("on every library format, the deltas rebuild each partial value, each a par
   const cases = formatCases();
   assert.ok(cases.length > 100, `${cases.length} cases`);
   let sentEarly = 0;
+  let jsonTexts = 0; // arguments sent as their JSON text ([STREAM-7] "json"), as the reference sends them
   for (const { id, schema, input, prefix, tools } of cases) {
     const parser = compile(schema);
     const result = parser.parse(input, { prefix, tools });
@@ -64,7 +65,10 @@ test("on every library format, the deltas rebuild each partial value, each a par
     let rebuilt = null;
     let previous = null;
     for (const char of input) {
-      for (const delta of stream.feed(char)) rebuilt = apply(rebuilt, delta);
+      for (const delta of stream.feed(char)) {
+        rebuilt = apply(rebuilt, delta);
+        if (delta.op === "json") jsonTexts++;
+      }
       const message = structuredClone(stream.message);
       assert.deepEqual(rebuilt, message, id);
       assert.ok(isPart(previous, message) || previous === null, `${id}: retracted`);
@@ -77,6 +81,7 @@ test("on every library format, the deltas rebuild each partial value, each a par
     assert.deepEqual(rebuilt, result, id);
   }
   assert.ok(sentEarly > cases.length / 2, `only ${sentEarly} of ${cases.length} sent anything before finishing`);
+  assert.ok(jsonTexts > 100, `${jsonTexts} JSON text deltas`);
 });
 
 const CHAT = {

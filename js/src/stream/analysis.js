@@ -391,7 +391,9 @@ function jsonText(node) {
   if (node.parser !== "json" || node.transform !== null || node.allowNonJson || node.hasConst) return false;
   if (node.iterator !== null || node.keyValue !== null || node.substitutions.length > 0) return false;
   if (node.type === null || node.type === "any") return true;
-  return node.type === "object" && !node.hasProperties && node.additional === true && node.required.length === 0;
+  return (
+    node.type === "object" && node.properties.length === 0 && node.additional === true && node.required.length === 0
+  );
 }
 
 /** An array item's partial value: an item that gives no value is null ([ARR-2]). */

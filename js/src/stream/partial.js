@@ -98,16 +98,21 @@ export function meet(first, second) {
   return UNKNOWN;
 }
 
-/** The longest common prefix of two strings, not cutting a code point in two. */
+/** The longest common prefix of two strings, not cutting a code point in two. Native comparisons only: the
+ * usual case, one a prefix of the other, is one `startsWith`; otherwise a binary search. */
 export function commonPrefix(first, second) {
-  const length = Math.min(first.length, second.length);
-  let index = 0;
-  while (index < length && first.charCodeAt(index) === second.charCodeAt(index)) index++;
-  if (index > 0 && index < length) {
-    const code = first.charCodeAt(index - 1);
-    if (code >= 0xd800 && code <= 0xdbff) index--; // the two differ in the second half of a code point
+  if (first.length > second.length) [first, second] = [second, first];
+  if (second.startsWith(first)) return first;
+  let low = 0; // first.slice(0, low) is common, first.slice(0, high + 1) is not
+  let high = first.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (second.startsWith(first.slice(0, middle))) low = middle;
+    else high = middle - 1;
   }
-  return first.slice(0, index);
+  const code = first.charCodeAt(low - 1);
+  if (low > 0 && code >= 0xd800 && code <= 0xdbff) low--; // the two differ in the second half of a code point
+  return first.slice(0, low);
 }
 
 /** `sent` grown by what `known` adds; both are parts of the same result, so they agree where both have something.
