@@ -25,13 +25,14 @@ class Exact {
 }
 
 class Open {
-  constructor(buffer, base) {
+  constructor(buffer, base, end = null) {
     this.buffer = buffer;
     this.base = base;
+    this.end = end; // known only up to here (`collapsed`), or to the end of the buffer
   }
 
   get text() {
-    return this.buffer.text.slice(this.base);
+    return this.end === null ? this.buffer.text.slice(this.base) : this.buffer.text.slice(this.base, this.end);
   }
 }
 
@@ -158,7 +159,9 @@ export class Analysis {
         () => new Substitutions(node, open),
       ).advance();
     }
-    const contents = node.regex !== null ? this.regex(node.regex, content) : [content];
+    let contents = node.regex !== null ? this.regex(node.regex, content) : [content];
+    const textNode = [null, "any", "string"].includes(node.type) && node.iterator === null && node.parser === null;
+    if (textNode && node.keyValue === null) contents = collapsed(contents);
     return contents.flatMap((each) => this.afterRegex(node, each));
   }
 
@@ -368,6 +371,32 @@ export class Analysis {
     }
     return outcome(false, value);
   }
+}
+
+/** Texts of one buffer from one offset are prefixes of one another: what a text node makes of several of them,
+ * when one is open, is the shortest as open text (their meet, [STREAM-6]), found from their lengths instead of by
+ * comparing them (a pass over the whole text for each, on every feed). Other contents are kept. */
+function collapsed(contents) {
+  let origin = null;
+  let open = false;
+  let end = Infinity;
+  const kept = [];
+  for (const each of contents) {
+    const span =
+      each instanceof Open && each.end === null
+        ? [each.buffer, each.base, each.buffer.text.length]
+        : each instanceof Exact && each.origin !== null && typeof each.value === "string"
+          ? [each.origin[0], each.origin[1], each.origin[1] + each.value.length]
+          : null;
+    if (span === null) kept.push(each);
+    else if (origin !== null && (span[0] !== origin[0] || span[1] !== origin[1])) return contents;
+    else {
+      origin = span;
+      open ||= each instanceof Open;
+      end = Math.min(end, span[2]);
+    }
+  }
+  return open ? [new Open(origin[0], origin[1], end), ...kept] : contents;
 }
 
 /** Put a property's outcome into the object's partial value; false when the object cannot succeed. A required key
