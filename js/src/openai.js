@@ -16,7 +16,6 @@ export class OpenAIStream {
   #message = null; // the partial value, assembled from the stream's deltas
   #ended = new Set(); // paths the stream said will not change ([STREAM-7] "end")
   #texts = new Map(); // JSON texts the stream sent for values not yet complete ("json")
-  #sent = { content: 0, reasoning_content: 0 };
   #calls = []; // per call whose header was sent: how much of its arguments text was sent
   #roleSent = false;
 
@@ -34,23 +33,19 @@ export class OpenAIStream {
   }
 
   #view(deltas, finished) {
+    const text = { reasoning_content: "", content: "" }; // what the deltas add to each: never a whole string again
     for (const delta of deltas) {
       if (delta.op === "end") this.#ended.add(delta.path);
       else if (delta.op === "json") this.#texts.set(delta.path, (this.#texts.get(delta.path) ?? "") + delta.text);
+      for (const [key, field] of FIELDS) {
+        const added = addedText(delta, key);
+        if (added) text[field] += added;
+      }
       this.#message = apply(this.#message, delta);
     }
     const message = isObject(this.#message) ? this.#message : {};
     const out = [];
-    for (const [key, field] of [
-      ["thinking", "reasoning_content"],
-      ["content", "content"],
-    ]) {
-      const value = message[key];
-      if (typeof value === "string" && value.length > this.#sent[field]) {
-        out.push({ [field]: value.slice(this.#sent[field]) });
-        this.#sent[field] = value.length;
-      }
-    }
+    for (const [, field] of FIELDS) if (text[field]) out.push({ [field]: text[field] });
     const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
     calls.forEach((call, index) => out.push(...this.#call(index, call, finished)));
     if (out.length > 0 && !this.#roleSent) {
@@ -93,3 +88,15 @@ export class OpenAIStream {
 }
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+const FIELDS = [
+  ["thinking", "reasoning_content"],
+  ["content", "content"],
+];
+
+/** The text a delta adds to the message's string `key`. */
+function addedText(delta, key) {
+  if (delta.op === "append" && delta.path === `/${key}`) return delta.text;
+  if (delta.op !== "add") return "";
+  const value = delta.path === "" ? (isObject(delta.value) ? delta.value[key] : undefined) : delta.value;
+  return (delta.path === "" || delta.path === `/${key}`) && typeof value === "string" ? value : "";
+}

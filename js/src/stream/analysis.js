@@ -2,7 +2,7 @@
 // content instead of the content, and give what every successful continuation agrees on.
 //
 // A description is one of: `Exact` (the content is known whole: the one-shot walk gives the value), `Open` (a
-// string that starts with `buffer.text.slice(base)` and may go on), `Fields` (the object of an `x-regex` with
+// string that starts with `buffer.slice(base)` and may go on), `Fields` (the object of an `x-regex` with
 // named groups), `Items` (the matches of an `x-regex-iterator`), `ANY` (anything, or nothing) and `NO_MATCH` (a
 // regex keyword found nothing). A node gives an outcome `{none, value}`: whether it may give no value, and the
 // meet of the values it may give (`NOTHING` when it cannot give one: every continuation fails there).
@@ -32,7 +32,7 @@ class Open {
   }
 
   get text() {
-    return this.end === null ? this.buffer.text.slice(this.base) : this.buffer.text.slice(this.base, this.end);
+    return this.buffer.slice(this.base, this.end ?? this.buffer.length);
   }
 }
 
@@ -300,7 +300,9 @@ export class Analysis {
     if (kind === "object") return this.object(node, content);
     if (kind === "array") return this.array(node, content);
     if (content instanceof Open) {
-      if (kind === "string" || kind === "any") return outcome(false, new OpenText(content.text)); // [STR-1], [ANY-1]
+      if (kind === "string" || kind === "any") {
+        return outcome(false, new OpenText(content.text, [content.buffer, content.base])); // [STR-1], [ANY-1]
+      }
       return outcome(false, UNKNOWN); // a number or a boolean: whole, at the end
     }
     if (content instanceof Fields && kind === "any") return outcome(false, fieldsValue(content));
@@ -384,7 +386,7 @@ function collapsed(contents) {
   for (const each of contents) {
     const span =
       each instanceof Open && each.end === null
-        ? [each.buffer, each.base, each.buffer.text.length]
+        ? [each.buffer, each.base, each.buffer.length]
         : each instanceof Exact && each.origin !== null && typeof each.value === "string"
           ? [each.origin[0], each.origin[1], each.origin[1] + each.value.length]
           : null;
@@ -484,7 +486,7 @@ function group(program, buffer, entry, index) {
   const end = regs[2 * index + 1];
   if (pc >= 0 && program.reopens[pc].has(index)) return ANY;
   if (start === null) return null;
-  if (end === null || (conds.length > 0 && end === buffer.text.length)) {
+  if (end === null || (conds.length > 0 && end === buffer.length)) {
     // open, or ends here only if the text does (a match waiting on `$`): read as open text, which includes
     // ending here, so that a long value is not read whole again on every feed (linear cost)
     return new Open(buffer, start);
@@ -492,7 +494,7 @@ function group(program, buffer, entry, index) {
   return bufferExact(buffer, start, end);
 }
 
-/** The text `buffer.text.slice(start, end)` as an Exact span: the same object while it is used, so that what is
+/** The text `buffer.slice(start, end)` as an Exact span: the same object while it is used, so that what is
  * done with it is done once (`Analysis.state`), not on every feed. */
 function bufferExact(buffer, start, end) {
   const { spans } = buffer;
@@ -500,7 +502,7 @@ function bufferExact(buffer, start, end) {
   let found = spans.get(key);
   if (found === undefined) {
     if (spans.size > 256) spans.clear(); // only the spans of the threads alive now are asked for again
-    found = new Exact(buffer.text.slice(start, end), [buffer, start]);
+    found = new Exact(buffer.slice(start, end), [buffer, start]);
     spans.set(key, found);
   }
   return found;
@@ -548,7 +550,7 @@ class Replacing {
 
   advance() {
     if (this.search === null) return; // opaque: nothing more is certain
-    const { text } = this.source.buffer;
+    const text = this.source.buffer;
     const parts = [];
     for (;;) {
       this.search.advance();
@@ -570,9 +572,9 @@ class Replacing {
     }
     const added = parts.join("");
     const tail = added + this.pending(text); // the output after the first `fixed` characters
-    const sent = this.out.text.length - this.fixed;
+    const sent = this.out.length - this.fixed;
     if (tail.length > sent) {
-      if (!tail.startsWith(this.out.text.slice(this.fixed))) throw new Error("a substitution's certain output changed"); // [STREAM-3]
+      if (!tail.startsWith(this.out.slice(this.fixed))) throw new Error("a substitution's certain output changed"); // [STREAM-3]
       this.out.grow(tail.slice(sent));
     }
     this.fixed += added.length;

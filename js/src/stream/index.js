@@ -11,7 +11,7 @@
 import { equal as jsonEqual } from "../jmespath.js";
 import { JsonFailure, readJson } from "../textparsers.js";
 import { Analysis, NOTHING } from "./analysis.js";
-import { UNKNOWN, complete, ended, join, jsonTexts, put } from "./partial.js";
+import { UNKNOWN, complete, ended, grow, jsonTexts, put } from "./partial.js";
 import { Buffer } from "./pike.js";
 
 /** `feed` or `finish` on a stream that has finished: a mistake in the calling code ([STREAM-5]). */
@@ -77,11 +77,12 @@ export class Stream {
       }
       this.#texts.set(path, [sent, source]);
     }
-    const message = known === UNKNOWN ? this.#message : join(this.#message, known);
+    const grown = [];
+    const message = grow(this.#message, known, "", grown);
     for (const path of [...this.#texts.keys()]) {
       if (has(message, path)) deltas.push(...this.#closeText(path, at(message, path)));
     }
-    deltas.push(...changes(this.#message, message));
+    deltas.push(...grown);
     this.#message = message;
     for (const path of ended(known)) {
       if (!this.#ended.has(path) && has(message, path)) {

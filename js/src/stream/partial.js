@@ -5,10 +5,19 @@
 
 import { equal as jsonEqual } from "../jmespath.js";
 
-/** A string of which only the beginning is known. */
+/** A string of which only the beginning is known; `source`, when it is a span of a buffer (`[buffer, base]`), is
+ * where a part of it is read again at the cost of that part (`piece`). */
 export class OpenText {
-  constructor(text) {
+  constructor(text, source = null) {
     this.text = text;
+    this.source = source;
+  }
+
+  /** The text from `from` on. */
+  piece(from) {
+    if (this.source === null) return this.text.slice(from);
+    const [buffer, base] = this.source;
+    return buffer.slice(base + from, base + this.text.length);
   }
 }
 
@@ -115,26 +124,44 @@ export function commonPrefix(first, second) {
   return first.slice(0, low);
 }
 
-/** `sent` grown by what `known` adds; both are parts of the same result, so they agree where both have something.
- * Strings come out as plain strings. */
-export function join(sent, known) {
+/** `sent` grown by what `known` adds (both are parts of the same result, so they agree where both have something),
+ * with the deltas that say what it adds pushed to `deltas` ([STREAM-7]; added values are copies). A string grows by
+ * the piece of `known` beyond it, read where it came from: a feed never re-reads a whole string. */
+export function grow(sent, known, path, deltas) {
   if (known === UNKNOWN) return sent;
-  if (sent === null) return plain(known);
-  if (typeof sent === "string" && isText(known)) return textOf(known).length > sent.length ? textOf(known) : sent;
+  if (sent === null) return added(known, path, deltas);
+  if (typeof sent === "string" && isText(known)) {
+    if (textOf(known).length <= sent.length) return sent;
+    const piece = known instanceof OpenText ? known.piece(sent.length) : known.slice(sent.length);
+    deltas.push({ op: "append", path, text: piece });
+    return sent + piece;
+  }
   if (isObject(sent) && isObject(known)) {
     const grown = {};
     for (const [key, value] of Object.entries(sent)) put(grown, key, value);
     for (const [key, value] of Object.entries(known)) {
-      if (value !== UNKNOWN) put(grown, key, Object.hasOwn(sent, key) ? join(sent[key], value) : plain(value));
+      if (value === UNKNOWN) continue;
+      const where = `${path}/${escaped(key)}`;
+      put(grown, key, Object.hasOwn(sent, key) ? grow(sent[key], value, where, deltas) : added(value, where, deltas));
     }
     return grown;
   }
   if (Array.isArray(sent) && Array.isArray(known)) {
-    const items = sent.map((item, index) => (index < known.length ? join(item, known[index]) : item));
-    for (let index = sent.length; index < known.length; index++) items.push(plain(known[index]));
+    const items = sent.map((item, index) =>
+      index < known.length ? grow(item, known[index], `${path}/${index}`, deltas) : item,
+    );
+    for (let index = sent.length; index < known.length; index++) {
+      items.push(added(known[index], `${path}/${index}`, deltas));
+    }
     return items;
   }
   return sent;
+}
+
+function added(known, path, deltas) {
+  const value = plain(known);
+  deltas.push({ op: "add", path, value: structuredClone(value) });
+  return value;
 }
 
 /** `value` as plain JSON: OpenText as a string, open objects and arrays as plain ones. */

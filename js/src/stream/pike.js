@@ -576,15 +576,76 @@ export function programOf(pattern) {
 
 // ---- Text that grows, and what a thread assumed about text not yet seen ----
 
-/** Text that only grows: the output, or what a stage has certainly produced from it. */
+const TAIL = 8192; // characters a buffer keeps apart from the rest (see Buffer)
+
+/**
+ * Text that only grows: the output, or what a stage has certainly produced from it. It is kept as a head and a
+ * short tail: appending to one long string makes a rope that V8 copies whole when it is next read, which on every
+ * feed would make a stream's cost grow with the output. The tail joins the head every TAIL characters, so reading
+ * near the end (where the matcher reads) costs at most the tail, and the whole text is copied once per TAIL.
+ */
 export class Buffer {
+  #head;
+  #tail = "";
+
   constructor(text = "") {
-    this.text = text;
+    this.#head = text;
     this.spans = new Map(); // the analysis's exact spans of this text, by "start:end"
   }
 
+  get length() {
+    return this.#head.length + this.#tail.length;
+  }
+
+  /** The whole text (a copy of it, once per TAIL characters at most). */
+  get text() {
+    if (this.#tail) {
+      this.#head += this.#tail;
+      this.#tail = "";
+    }
+    return this.#head;
+  }
+
   grow(more) {
-    this.text += more;
+    this.#tail += more;
+    if (this.#tail.length >= TAIL) {
+      this.#head += this.#tail;
+      this.#tail = "";
+    }
+  }
+
+  /** `text.slice(start, end)`, read from the tail when it lies there. */
+  slice(start, end = this.length) {
+    const split = this.#head.length;
+    if (start >= split) return this.#tail.slice(start - split, end - split);
+    if (end <= split) return this.#head.slice(start, end);
+    return this.#head.slice(start) + this.#tail.slice(0, end - split);
+  }
+
+  /** The UTF-16 unit at `index`, as a string. */
+  unit(index) {
+    const split = this.#head.length;
+    return index < split ? this.#head[index] : this.#tail[index - split];
+  }
+
+  /** The code point at `index`, as a string of one or two units (a lone half stays one). */
+  char(index) {
+    const unit = this.unit(index);
+    const code = unit.charCodeAt(0);
+    if (code >= 0xd800 && code <= 0xdbff && index + 1 < this.length) {
+      const low = this.unit(index + 1);
+      if (/[\udc00-\udfff]/.test(low)) return unit + low;
+    }
+    return unit;
+  }
+
+  /** The code point that ends at `index`. */
+  charBefore(index) {
+    const unit = this.unit(index - 1);
+    if (/[\udc00-\udfff]/.test(unit) && index >= 2 && /[\ud800-\udbff]/.test(this.unit(index - 2))) {
+      return this.unit(index - 2) + unit;
+    }
+    return unit;
   }
 }
 
@@ -603,22 +664,22 @@ class Condition {
 /** `\Z`: the text ends here. */
 class AtEnd extends Condition {
   decide() {
-    return this.buffer.text.length === this.position ? null : false;
+    return this.buffer.length === this.position ? null : false;
   }
 
   holdsAtEnd() {
-    return this.buffer.text.length === this.position;
+    return this.buffer.length === this.position;
   }
 }
 
 /** `$` without MULTILINE: the text ends here, or after one newline that is here ([RE-1]). */
 class Dollar extends Condition {
   decide() {
-    const { text } = this.buffer;
+    const { buffer } = this;
     const at = this.position;
-    if (text.length === at) return null;
-    if (text[at] !== "\n") return false;
-    return text.length === at + 1 ? null : false;
+    if (buffer.length === at) return null;
+    if (buffer.unit(at) !== "\n") return false;
+    return buffer.length === at + 1 ? null : false;
   }
 
   holdsAtEnd() {
@@ -629,12 +690,12 @@ class Dollar extends Condition {
 /** `$` under MULTILINE: a newline here, or the end. */
 class LineEnd extends Condition {
   decide() {
-    const { text } = this.buffer;
-    return text.length === this.position ? null : text[this.position] === "\n";
+    const { buffer } = this;
+    return buffer.length === this.position ? null : buffer.unit(this.position) === "\n";
   }
 
   holdsAtEnd() {
-    return this.buffer.text.length === this.position;
+    return this.buffer.length === this.position;
   }
 }
 
@@ -647,14 +708,14 @@ class Boundary extends Condition {
   }
 
   decide() {
-    const { text } = this.buffer;
-    if (text.length === this.position) return null;
-    return (this.before !== isWord(charAt(text, this.position))) === this.want;
+    const { buffer } = this;
+    if (buffer.length === this.position) return null;
+    return (this.before !== isWord(buffer.char(this.position))) === this.want;
   }
 
   holdsAtEnd() {
     // no word character on either side at the end of an empty text: \b fails, \B holds (ECMAScript)
-    return this.buffer.text.length === this.position && this.before === this.want;
+    return this.buffer.length === this.position && this.before === this.want;
   }
 }
 
@@ -688,9 +749,9 @@ class Lookahead extends Condition {
   }
 
   found() {
-    const { text } = this.buffer;
     if (this.search === null) {
-      const seen = text.slice(this.position);
+      const longest = Math.max(...this.program.literals.map((literalText) => literalText.length));
+      const seen = this.buffer.slice(this.position, Math.min(this.buffer.length, this.position + longest));
       let possible = false;
       for (const literalText of this.program.literals) {
         if (seen.startsWith(literalText)) return true;
@@ -709,7 +770,7 @@ const NONE = Object.freeze([]);
 const subset = (small, big) => small.every((condition) => big.includes(condition));
 
 /**
- * `pattern.search(text, start)` on a text still arriving (`buffer.text.slice(base)` so far), leftmost-first:
+ * `pattern.search(text, start)` on a text still arriving (`buffer.slice(base)` so far), leftmost-first:
  * `entries` are the live threads and the matches found, in priority order, each `[pc, registers, conditions]`
  * (pc -1 for a match found). `advance` reads what arrived since the last call.
  */
@@ -757,9 +818,9 @@ export class Search {
   }
 
   advance() {
-    const { text } = this.buffer;
-    let end = text.length;
-    if (end > 0 && /[\ud800-\udbff]/.test(text[end - 1])) end--; // half a code point: read it whole, later
+    const { buffer } = this;
+    let end = buffer.length;
+    if (end > 0 && /[\ud800-\udbff]/.test(buffer.unit(end - 1))) end--; // half a code point: read it whole, later
     if (this.position >= end) return;
     this.resolve();
     const { code } = this;
@@ -767,13 +828,13 @@ export class Search {
     let index = this.position;
     while (index < end) {
       if (this.idle && starts !== null) {
-        starts.lastIndex = index;
-        const found = starts.exec(text);
-        index = found === null || found.index >= end ? end : found.index;
+        starts.lastIndex = 0;
+        const found = starts.exec(buffer.slice(index, end));
+        index = found === null ? end : index + found.index;
         this.entries = this.fresh(index);
         if (index === end) break;
       }
-      const char = charAt(text, index);
+      const char = buffer.char(index);
       const next = index + char.length;
       const out = [];
       const seen = new Map();
@@ -887,12 +948,12 @@ export class Search {
 
   assertion(inst, at) {
     const kind = inst[1];
-    const { text } = this.buffer;
+    const { buffer } = this;
     if (kind === BOS) return at === this.base;
-    if (kind === BOL) return at === this.base || text[at - 1] === "\n";
+    if (kind === BOL) return at === this.base || buffer.unit(at - 1) === "\n";
     let condition;
     if (kind === BOUNDARY || kind === NON_BOUNDARY) {
-      const before = at > this.base && isWord(charBefore(text, at));
+      const before = at > this.base && isWord(buffer.charBefore(at));
       condition = new Boundary(this.buffer, at, before, kind === BOUNDARY);
     } else if (kind === DOLLAR) condition = new Dollar(this.buffer, at);
     else if (kind === EOL) condition = new LineEnd(this.buffer, at);
@@ -922,13 +983,4 @@ export class Search {
     }
     return verdict;
   }
-}
-
-function charBefore(text, at) {
-  const code = text.charCodeAt(at - 1);
-  if (code >= 0xdc00 && code <= 0xdfff && at >= 2) {
-    const high = text.charCodeAt(at - 2);
-    if (high >= 0xd800 && high <= 0xdbff) return text.slice(at - 2, at);
-  }
-  return text[at - 1];
 }
