@@ -1,22 +1,10 @@
 // Every case of the corpus whose features this implementation declares, in process (the harness runs the same
 // cases through the protocol: tox -e js).
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { files } from "./cases.js";
 import { FEATURES, compile } from "../src/index.js";
-
-const CASES = new URL("../../conformance/cases/", import.meta.url).pathname;
-
-function files(folder) {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? files(join(folder, entry.name))
-      : entry.name.endsWith(".json")
-        ? [join(folder, entry.name)]
-        : [],
-  );
-}
 
 /** JSON equality: objects without key order, numbers by value, booleans never numbers. */
 function jsonEqual(a, b) {
@@ -39,7 +27,7 @@ function outcome(schema, input, tools) {
 
 const declared = new Set(FEATURES);
 let judged = 0;
-for (const file of files(CASES)) {
+for (const file of files()) {
   for (const group of JSON.parse(readFileSync(file, "utf8")).groups) {
     for (const caseTest of group.tests) {
       const tools = caseTest.tools ?? group.tools; // SPEC.md section 15: a group's tools are its tests'

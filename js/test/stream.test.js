@@ -1,25 +1,14 @@
 // The streaming API (SPEC.md section 14): deltas, the partial value, the OpenAI view, and the incremental matcher
 // against the host RegExp. The harness judges soundness over the corpus under every generated chunking (tox -e js).
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { files } from "./cases.js";
 import { FEATURES, OpenAIStream, ParseError, StreamFinished, apply, compile } from "../src/index.js";
 import { Pattern } from "../src/regex.js";
 import { Buffer, Search, compileProgram } from "../src/stream/pike.js";
 
-const CASES = new URL("../../conformance/cases/", import.meta.url).pathname;
 const declared = new Set(FEATURES);
-
-function files(folder) {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? files(join(folder, entry.name))
-      : entry.name.endsWith(".json")
-        ? [join(folder, entry.name)]
-        : [],
-  );
-}
 
 /** `part ⊑ whole` ([STREAM-2]). */
 function isPart(part, whole) {
@@ -35,7 +24,7 @@ function isPart(part, whole) {
 /** The library formats of the corpus (fmt.*) with an output, streamed a character at a time. */
 function formatCases() {
   const found = [];
-  for (const file of files(CASES)) {
+  for (const file of files()) {
     for (const group of JSON.parse(readFileSync(file, "utf8")).groups ?? []) {
       if (!group.id.startsWith("fmt.") || !(group.features ?? []).every((name) => declared.has(name))) continue;
       for (const item of group.tests) {
