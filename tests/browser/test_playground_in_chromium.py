@@ -220,3 +220,42 @@ def test_replay_an_output_as_a_stream(browser: Any, url: str) -> None:  # SPEC.m
     browser.find_element("id", "play").click()  # plays from where it is: at the end it stops at once
     wait_for(browser, lambda: browser.find_element("id", "play").text == "Play")
     print(f"stream replayed in {time.monotonic() - started:.2f} s")
+
+
+@pytest.fixture(scope="module")
+def js_url() -> Iterator[str]:
+    """The JavaScript implementation (js/) served as files, as a page would load it."""
+    root = Path(__file__).resolve().parents[2] / "js"
+    server = subprocess.Popen(
+        [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(root)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    assert server.stdout is not None
+    line = server.stdout.readline()
+    match = re.search(r"port (\d+)", line)
+    assert match, line
+    yield f"http://127.0.0.1:{match.group(1)}/"
+    server.terminate()
+    server.wait(timeout=10)
+
+
+def test_the_readme_streams_a_fetch_body_to_chat_deltas_in_the_browser(browser: Any, js_url: str) -> None:
+    """js/README.md's browser example, as written, in Chromium: its ES modules loaded from js/src, a Response body
+    through TextDecoderStream and the TransformStream it builds (SPEC.md [STREAM-8])."""
+    readme = (Path(__file__).resolve().parents[2] / "js/README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Streaming") : readme.index("## What it supports")]
+    example = re.findall(r"```js\n(.*?)```", section, re.DOTALL)[1]
+    body = example.replace(
+        'import { OpenAIStream, compile } from "response-schema-js";',
+        'const { OpenAIStream, compile } = await import("/src/index.js");',
+    ).replace("console.log(", "printed.push(")
+    assert "await import" in body and "printed.push(part.value)" in body
+    browser.get(js_url + "package.json")  # a page of the same origin, to import the modules from
+    printed = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1]; const printed = [];"
+        f"(async () => {{ {body} }})().then(() => done(printed), (error) => done(String(error)));"
+    )
+    assert printed == [
+        {"role": "assistant", "reasoning_content": "Convert the units."},
+        {"content": "It is 12 km."},
+    ], printed
