@@ -8,8 +8,9 @@ position p (where the value stands in the text whole) and that the stream sent o
 n - (p + 1) characters; sent at `finish`, it lags by what followed it. A call's `name` is measured once, from
 its last character to its `end` (the OpenAI view sends it whole then). Cost: microseconds per
 character of the output fed one and four characters at a time, beside one one-shot parse of the whole output.
-With --js, the JavaScript implementation is measured the same way (benchmarks/js_streaming.mjs, needs node) and
-reported beside the reference: lag "reference · JavaScript", cost with the ratio JavaScript / reference."""
+With --js, the JavaScript implementation is measured the same way (benchmarks/js_streaming.mjs, needs node; its
+JIT warmed up on three streams of the smallest output first) and reported beside the reference: lag "reference ·
+JavaScript", cost with the ratio JavaScript / reference."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 // JMESPath (jmespath.org) for `transform` ([ARGS-3], [ARGS-6]): a lexer, a Pratt parser with the binding
 // powers of the specification's grammar, and an interpreter whose functions give the answers SPEC.md [ARGS-6]
 // pins (code points for strings, numbers by value, Python's to_string text).
+import { put } from "./data.js";
 
 export class JMESPathSyntaxError extends Error {}
 export class JMESPathTypeError extends Error {}
@@ -411,11 +412,6 @@ export function compareStrings(left, right) {
     if (difference !== 0) return difference;
   }
   return a.length - b.length;
-}
-
-function put(object, key, value) {
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-  return object;
 }
 
 /** Compact JSON with every non-ASCII character escaped, as Python's json.dumps writes it ([ARGS-6]). */

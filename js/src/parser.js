@@ -1,5 +1,6 @@
 // Walking a compiled schema over a model's output: the processing steps of SPEC.md sections 4 to 8.
 
+import { put } from "./data.js";
 import { ParseError } from "./errors.js";
 import { JMESPathTypeError, search } from "./jmespath.js";
 import { isJsonValue } from "./schema.js";
@@ -8,10 +9,6 @@ import { JsonFailure, gemma4ToJson, readJson } from "./textparsers.js";
 export const NO_VALUE = Symbol("no value"); // a regex stage found nothing: the node produces no value at once
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
-
-function put(object, key, value) {
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 /** A copy of a schema value that the caller may change without changing the schema. */
 function fresh(value) {

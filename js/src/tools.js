@@ -3,6 +3,7 @@
 // message with the arguments of every call to a known tool typed by its parameter schema ([TOOLS-2] to
 // [TOOLS-6]). Typing runs on the one-shot result and never fails: a text no declared type takes stays the text.
 
+import { put } from "./data.js";
 import { ResponseSchemaError } from "./errors.js";
 import { JsonFailure, readJson } from "./textparsers.js";
 
@@ -20,11 +21,6 @@ export class ToolsError extends ResponseSchemaError {
 }
 
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** A key set as data: a key named __proto__ is a key, not the prototype. */
-function put(object, key, value) {
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 /** The request's tools, read once: each function's name and parameter properties. */
 export class Tools {

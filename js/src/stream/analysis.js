@@ -11,10 +11,11 @@
 // character is read once per stage (linear cost). A stage this file cannot run on open content is opaque: its node
 // gives ANY until the output is complete.
 
+import { put } from "../data.js";
 import { ParseError } from "../errors.js";
 import { NO_VALUE, TYPES, laterStages, runParser, stages, walk } from "../parser.js";
 import { JsonFailure, readJson } from "../textparsers.js";
-import { JSONText, OpenArray, OpenObject, OpenText, UNKNOWN, commonPrefix, meet, put } from "./partial.js";
+import { JSONText, OpenArray, OpenObject, OpenText, UNKNOWN, commonPrefix, meet } from "./partial.js";
 import { Buffer, Search, programOf } from "./pike.js";
 
 class Exact {

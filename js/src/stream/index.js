@@ -8,10 +8,11 @@
 // ([STREAM-6]): `analysis.js` runs the schema on descriptions of open content, with `pike.js` matching patterns on
 // text still arriving; `partial.js` holds the partial values. What it cannot prove it does not send.
 
+import { put } from "../data.js";
 import { equal as jsonEqual } from "../jmespath.js";
 import { JsonFailure, readJson } from "../textparsers.js";
 import { Analysis, NOTHING } from "./analysis.js";
-import { UNKNOWN, complete, ended, grow, jsonTexts, put } from "./partial.js";
+import { UNKNOWN, complete, ended, grow, jsonTexts } from "./partial.js";
 import { Buffer } from "./pike.js";
 
 /** `feed` or `finish` on a stream that has finished: a mistake in the calling code ([STREAM-5]). */

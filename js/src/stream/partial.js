@@ -3,6 +3,7 @@
 // `OpenArray` (only part of them is known), and `UNKNOWN` (a value is there, nothing is known of it). `meet` is
 // what two possible results have in common ([STREAM-6]); `join` puts together two parts of one result.
 
+import { put } from "../data.js";
 import { equal as jsonEqual } from "../jmespath.js";
 
 /** A string of which only the beginning is known; `source`, when it is a span of a buffer (`[buffer, base]`), is
@@ -43,12 +44,8 @@ export class JSONText {
 
 export const UNKNOWN = Symbol("unknown");
 
-export function put(object, key, value) {
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-export const isText = (value) => typeof value === "string" || value instanceof OpenText;
-export const textOf = (value) => (typeof value === "string" ? value : value.text);
+const isText = (value) => typeof value === "string" || value instanceof OpenText;
+const textOf = (value) => (typeof value === "string" ? value : value.text);
 const isObject = (value) =>
   value !== null &&
   typeof value === "object" &&
@@ -165,7 +162,7 @@ function added(known, path, deltas) {
 }
 
 /** `value` as plain JSON: OpenText as a string, open objects and arrays as plain ones. */
-export function plain(value) {
+function plain(value) {
   if (value instanceof OpenText) return value.text;
   if (Array.isArray(value)) return Array.from(value, plain);
   if (isObject(value)) {

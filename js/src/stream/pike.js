@@ -39,10 +39,10 @@ const NON_BOUNDARY = 6;
 class Opaque extends Error {}
 
 /** The test of `.` ([RE-1], DOTALL): every code point. */
-export const universal = () => true;
+const universal = () => true;
 
 const WORD = /^[\p{L}\p{N}_]$/u; // [RE-3]
-export const isWord = (char) => WORD.test(char);
+const isWord = (char) => WORD.test(char);
 
 /** The code point of `text` at UTF-16 offset `index`, as a string of one or two units. */
 function charAt(text, index) {
