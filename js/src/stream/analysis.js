@@ -162,7 +162,7 @@ export class Analysis {
     }
     let contents = node.regex !== null ? this.regex(node.regex, content) : [content];
     const textNode = [null, "any", "string"].includes(node.type) && node.iterator === null && node.parser === null;
-    if (textNode && node.keyValue === null) contents = collapsed(contents);
+    if (textNode) contents = collapsed(contents);
     return contents.flatMap((each) => this.afterRegex(node, each));
   }
 

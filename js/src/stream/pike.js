@@ -726,6 +726,7 @@ class Lookahead extends Condition {
     this.program = program;
     this.negate = negate;
     this.search = program.literals !== null ? null : new Search(program, buffer, base, position, true);
+    this.longest = program.literals === null ? 0 : Math.max(...program.literals.map((text) => text.length));
   }
 
   decide() {
@@ -750,8 +751,7 @@ class Lookahead extends Condition {
 
   found() {
     if (this.search === null) {
-      const longest = Math.max(...this.program.literals.map((literalText) => literalText.length));
-      const seen = this.buffer.slice(this.position, Math.min(this.buffer.length, this.position + longest));
+      const seen = this.buffer.slice(this.position, Math.min(this.buffer.length, this.position + this.longest));
       let possible = false;
       for (const literalText of this.program.literals) {
         if (seen.startsWith(literalText)) return true;
