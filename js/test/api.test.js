@@ -38,6 +38,21 @@ test("a key named __proto__ is data, not a prototype", () => {
   assert.equal({}.polluted, undefined);
 });
 
+test("typed arguments keep a key named __proto__ as data ([TOOLS-3])", () => {
+  const schema = {
+    type: "object",
+    properties: {
+      tool_calls: { type: "array", "x-regex-iterator": "<c>(.*?)</c>", items: { type: "object", "x-parser": "json" } },
+    },
+  };
+  const tools = [{ type: "function", function: { name: "f", parameters: { properties: { n: { type: "integer" } } } } }];
+  const out = parse(schema, '<c>{"function": {"name": "f", "arguments": {"__proto__": "5", "n": "7"}}}</c>', { tools });
+  const args = out.tool_calls[0].function.arguments;
+  assert.deepEqual(Object.keys(args), ["__proto__", "n"]);
+  assert.equal(args.n, 7);
+  assert.equal(Object.getPrototypeOf(args), Object.prototype);
+});
+
 test("empty matches are iterated as Python iterates them", () => {
   assert.deepEqual(
     [...new Pattern("(x*?)").all("xx")].map((m) => m[1]),
