@@ -119,7 +119,7 @@ export class Stream {
     const deltas = [];
     for (const path of [...this.#texts.keys()]) deltas.push(...this.#closeText(path, at(result, path)));
     this.#buffer = new Buffer();
-    deltas.push(...changes(this.#message, result));
+    if (result !== null) grow(this.#message, result, "", deltas); // [STREAM-4]: the deltas to the result itself
     this.#message = result;
     return deltas;
   }
@@ -166,33 +166,7 @@ function typedCall(call, tools) {
   return held;
 }
 
-const escaped = (key) => key.replaceAll("~", "~0").replaceAll("/", "~1");
 const unescaped = (token) => token.replaceAll("~1", "/").replaceAll("~0", "~");
-
-/** The deltas that turn the partial value `old` into `next`, given `old ⊑ next` ([STREAM-2], [STREAM-7]); `old` is
- * null for nothing sent. Added values are copies: a client that grows them never changes `next`. */
-export function changes(old, next, path = "") {
-  if (old === null && path === "") return next === null ? [] : [{ op: "add", path: "", value: structuredClone(next) }];
-  if (Array.isArray(next)) {
-    const deltas = old.flatMap((item, index) => changes(item, next[index], `${path}/${index}`));
-    for (let index = old.length; index < next.length; index++) deltas.push(added(`${path}/${index}`, next[index]));
-    return deltas;
-  }
-  if (isObject(next)) {
-    const deltas = [];
-    for (const [key, value] of Object.entries(next)) {
-      const where = `${path}/${escaped(key)}`;
-      if (Object.hasOwn(old, key)) deltas.push(...changes(old[key], value, where));
-      else deltas.push(added(where, value));
-    }
-    return deltas;
-  }
-  if (typeof next === "string" && next.length > old.length)
-    return [{ op: "append", path, text: next.slice(old.length) }];
-  return [];
-}
-
-const added = (path, value) => ({ op: "add", path, value: structuredClone(value) });
 
 /** `message` after one delta of the generic view ([STREAM-7]): what a client does with each delta it receives.
  * `end` changes nothing; a `json` text is kept by the client until the value is complete. */
