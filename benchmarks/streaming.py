@@ -7,7 +7,9 @@ character at a time. A character of `content`, `thinking` or a call's arguments'
 position p (where the value stands in the text whole) and that the stream sent once it had n characters lags
 n - (p + 1) characters; sent at `finish`, it lags by what followed it. A call's `name` is measured once, from
 its last character to its `end` (the OpenAI view sends it whole then). Cost: microseconds per
-character of the output fed one and four characters at a time, beside one one-shot parse of the whole output.
+character of the output fed one and four characters at a time and in one feed, beside one one-shot parse of the
+whole output, and the peak memory allocated while it streams (tracemalloc, up to 100 KB): on Qwen3 outputs half
+thinking and half content, and on Kimi K2 outputs that are one long call (its arguments' JSON text).
 With --js, the JavaScript implementation is measured the same way (benchmarks/js_streaming.mjs, needs node; its
 JIT warmed up on three streams of the smallest output first) and reported beside the reference: lag "reference ·
 JavaScript", cost with the ratio JavaScript / reference."""
@@ -21,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -127,22 +130,48 @@ def scaled(size: int) -> str:
     return f"<think>\n{thinking}\n</think>\n\n{content}<|im_end|>"
 
 
+def scaled_call(size: int) -> str:
+    """A Kimi K2 output whose one call's arguments are ``size`` characters of JSON text (a file being written)."""
+    unit = "Checking the forecast for the coast, then the hills. "
+    body = (unit * (size // len(unit) + 1))[: max(size - 40, 0)]
+    kimi = next(family for family in FAMILIES if family.name == "kimi-k2")
+    return kimi.render(content="Saving it.", calls=(("write_file", {"path": "notes.md", "text": body}),))
+
+
 REPARSE_UP_TO = 30_000  # beyond this the quadratic baseline takes minutes
+MEMORY_UP_TO = 100_000  # tracemalloc makes a stream ~3x slower
 
 
-def bench_cost(sizes: list[int]) -> dict[str, Any]:
-    parser = rs.compile(rs.schemas.load("qwen3"))
+def streamed(parser: rs.Parser, text: str, chunk: int) -> float:
+    """Microseconds per character of a stream fed ``chunk`` characters at a time, finish included."""
+    start = time.perf_counter()
+    stream = parser.stream()
+    for at in range(0, len(text), chunk):
+        stream.feed(text[at : at + chunk])
+    stream.finish()
+    return (time.perf_counter() - start) / len(text) * 1e6
+
+
+def peak_bytes_per_char(parser: rs.Parser, text: str) -> float:
+    """The peak of memory allocated while the output streams in 4-character chunks, before finish, per character."""
+    tracemalloc.start()
+    stream = parser.stream()
+    for at in range(0, len(text), 4):
+        stream.feed(text[at : at + 4])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / len(text)
+
+
+def bench_cost(sizes: list[int], schema: str = "qwen3", make: Any = scaled, chunks: Any = (1, 4)) -> dict[str, Any]:
+    parser = rs.compile(rs.schemas.load(schema))
     rows = {}
     for size in sizes:
-        text = scaled(size)
-        row = {}
-        for chunk in (1, 4):
-            start = time.perf_counter()
-            stream = parser.stream()
-            for at in range(0, len(text), chunk):
-                stream.feed(text[at : at + chunk])
-            stream.finish()
-            row[f"us_per_char_{chunk}"] = (time.perf_counter() - start) / len(text) * 1e6
+        text = make(size)
+        row = {f"us_per_char_{chunk}": streamed(parser, text, chunk) for chunk in chunks}
+        row["one_feed_us_per_char"] = streamed(parser, text, len(text))
+        if size <= MEMORY_UP_TO:
+            row["peak_bytes_per_char"] = peak_bytes_per_char(parser, text)
         start = time.perf_counter()
         parser.parse(text)
         row["one_shot_us_per_char"] = (time.perf_counter() - start) / len(text) * 1e6
@@ -193,28 +222,36 @@ def main() -> None:
             cells.append(cell)
         print(f"| {name} | {row['outputs']} | " + " | ".join(cells) + " |")
     cost = bench_cost(sizes)
+    print_cost("Qwen3, half thinking, half content", cost, js["cost"] if js else None)
+    arguments = bench_cost([size for size in sizes if size <= 30_000], "kimi-k2", scaled_call, chunks=(4,))
+    print_cost("Kimi K2, one call whose arguments are the output", arguments, None)
+    if args.json:
+        results = {"lag": lag, "cost": cost, "arguments_cost": arguments} | ({"js": js} if js else {})
+        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+def print_cost(title: str, cost: dict[str, Any], js: dict[str, Any] | None) -> None:
     js_header = " JavaScript, 1-char | JavaScript, 4-char |" if js else ""
+    print(f"\n{title}\n")
     print(
-        "\n| output size | stream, µs per char, 1-char chunks | 4-char chunks | re-parse per 4-char chunk | one-shot |"
-        + js_header
+        "| output size | stream, µs per char, 1-char chunks | 4-char chunks | one feed | re-parse per 4-char chunk"
+        " | one-shot | peak bytes per char |" + js_header
     )
-    print("|---:|---:|---:|---:|---:|" + ("---:|---:|" if js else ""))
+    print("|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if js else ""))
     for size, row in cost.items():
-        reparse = f"{row['reparse_us_per_char']:.1f}" if "reparse_us_per_char" in row else "-"
         cells = [
-            f"{row['us_per_char_1']:.1f}",
+            f"{row['us_per_char_1']:.1f}" if "us_per_char_1" in row else "-",
             f"{row['us_per_char_4']:.1f}",
-            reparse,
+            f"{row['one_feed_us_per_char']:.1f}",
+            f"{row['reparse_us_per_char']:.1f}" if "reparse_us_per_char" in row else "-",
             f"{row['one_shot_us_per_char']:.2f}",
+            f"{row['peak_bytes_per_char']:.1f}" if "peak_bytes_per_char" in row else "-",
         ]
         if js:
             for chunk in (1, 4):
-                mine = js["cost"][size][f"us_per_char_{chunk}"]
+                mine = js[size][f"us_per_char_{chunk}"]
                 cells.append(f"{mine:.1f} ({mine / row[f'us_per_char_{chunk}']:.2f}x)")
         print(f"| {int(size):,} | " + " | ".join(cells) + " |")
-    if args.json:
-        results = {"lag": lag, "cost": cost} | ({"js": js} if js else {})
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

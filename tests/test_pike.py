@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from response_schema.stream.pike import Buffer, Search, compile_program
+from response_schema.stream.pike import TAIL, Buffer, Search, compile_program
 
 ATOMS = ["a", "b", "<", ">", " ", "\\s", "\\d", "\\w", "[^<]", "[a-c]", ".", "\\n", "(?:ab|a)", "x"]
 ALPHABET = "ab< >1x\n_é"
@@ -76,14 +76,14 @@ def test_the_final_match_is_always_among_the_candidates(seed: int) -> None:
             final = spans(pattern.search(text), pattern.groups)
             buffer = Buffer()
             search = Search(program, buffer, 0, 0)
-            for cut in range(len(text) + 1):
-                buffer.text = text[:cut]
+            for char in ["", *text]:
+                buffer.grow(char)
                 search.advance()
                 entries, more = search.candidates()
                 if final is None:
-                    assert more or not entries, (source, text, cut)
+                    assert more or not entries, (source, text, buffer.length)
                 else:
-                    assert more or any(consistent(final, entry) for entry in entries), (source, text, cut)
+                    assert more or any(consistent(final, entry) for entry in entries), (source, text, buffer.length)
             ends = [entry for entry in search.entries if entry[0] < 0 and all(c.holds_at_end() for c in entry[2])]
             lost = all(
                 c.holds_at_end() or c.decide() is None for entry in search.entries for c in entry[2]
@@ -109,7 +109,24 @@ def test_a_lookahead_with_a_pattern_inside_is_decided_as_text_arrives() -> None:
     assert program is not None
     buffer = Buffer()
     search = Search(program, buffer, 0, 0)
-    for text in ["aa", "aa1", "aa12", "aa12x"]:
-        buffer.text = text
+    for chunk in ["aa", "1", "2", "x"]:
+        buffer.grow(chunk)
         search.advance()
     assert search.matched and registers(search.entries[0][1]) == spans(pattern.search("aa12x"), 1)
+
+
+def test_a_buffer_reads_as_its_whole_text_across_its_head_and_tail() -> None:
+    rng = random.Random(5)
+    whole, buffer = "pre", Buffer("pre")
+    while len(whole) < 3 * TAIL:
+        chunk = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 900)))
+        buffer.grow(chunk)
+        whole += chunk
+        assert buffer.length == len(whole)
+        for _ in range(5):
+            start = rng.randint(0, len(whole))
+            end = rng.randint(start, len(whole) + 3)
+            assert buffer.slice(start, end) == whole[start:end]
+        index = rng.randrange(len(whole))
+        assert buffer.char(index) == whole[index] and buffer.slice(index) == whole[index:]
+    assert buffer.text == whole and buffer.slice(0) == whole

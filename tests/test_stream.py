@@ -20,7 +20,9 @@ import response_schema as rs
 from response_schema.harness.streaming import chunkings, part_of
 from response_schema.jsontext import json_equal
 from response_schema.openai import OpenAIStream
-from response_schema.stream import StreamFinished, apply, changes
+from response_schema.stream import StreamFinished, apply
+from response_schema.stream.partial import OpenText, grow, sent_value
+from response_schema.stream.pike import Buffer
 
 QWEN3 = rs.compile(rs.schemas.load("qwen3"))
 OUTPUT = (
@@ -323,16 +325,27 @@ def test_protocol_2_streams_through_a_process() -> None:  # PROTOCOL.md, "stream
     assert json.loads(old.stdout)["protocol"] == 1 and "stream is protocol 2" in old.stderr and old.returncode == 2
 
 
-def test_changes_and_apply_grow_a_partial_value() -> None:  # [STREAM-7]
+def test_grow_and_apply_grow_a_partial_value() -> None:  # [STREAM-7]
     old = {"a": "x", "l": [1]}
     new = {"a": "xyz", "l": [1, {"k": "v"}], "b": 2, "s/~": True}
+    first: list[Any] = []
+    sent = grow(None, old, "", first)
+    assert first == [{"op": "add", "path": "", "value": old}] and first[0]["value"] is not old
+    deltas: list[Any] = []
+    sent = grow(sent, new, "", deltas)
     message: Any = {"a": "x", "l": [1]}
-    for delta in changes(old, new):
+    for delta in deltas:
         message = apply(message, delta)
-    assert message == new
+    assert message == new == sent_value(sent)
+    assert {"op": "append", "path": "/a", "text": "yz"} in deltas
+    assert {"op": "add", "path": "/s~1~0", "value": True} in deltas
     assert apply(message, {"op": "end", "path": "/a"}) is message
     assert apply({"l": ["a"]}, {"op": "append", "path": "/l/0", "text": "b"}) == {"l": ["ab"]}
-    assert changes(None, None) == [] and changes("ab", "ab") == []
+    nothing: list[Any] = []
+    assert grow(None, None, "", nothing) is None and grow(sent, new, "", nothing) is sent and nothing == []
+    buffer = Buffer("<a>xyzw!")
+    assert grow(sent, {"a": OpenText.span(buffer, 3, 7)}, "", nothing) is sent  # "xyzw": read from where "xyz" ends
+    assert nothing == [{"op": "append", "path": "/a", "text": "w"}] and sent_value(sent)["a"] == "xyzw"
 
 
 class _Early:

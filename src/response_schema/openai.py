@@ -16,6 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .stream import Delta, Stream, apply
+from .stream.partial import Growing
+
+TEXT_FIELDS = {"/thinking": "reasoning_content", "/content": "content"}  # pointer in the message: field of a delta
 
 
 class OpenAIStream:
@@ -29,8 +32,7 @@ class OpenAIStream:
         self.make_id = make_id
         self._message: Any = None  # the partial value, assembled from the stream's deltas
         self._ended: set[str] = set()  # paths the stream said will not change ([STREAM-7] "end")
-        self._texts: dict[str, str] = {}  # JSON texts the stream sent for values not yet complete ("json")
-        self._sent = {"content": 0, "reasoning_content": 0}
+        self._texts: dict[str, Growing] = {}  # JSON texts the stream sent for values not yet complete ("json")
         self._calls: list[int] = []  # per call whose header was sent: how much of its arguments text was sent
         self._role_sent = False
 
@@ -41,19 +43,17 @@ class OpenAIStream:
         return self._view(self.stream.finish(), finished=True)
 
     def _view(self, deltas: list[Delta], finished: bool) -> list[dict[str, Any]]:
+        new: dict[str, list[str]] = {"reasoning_content": [], "content": []}
         for delta in deltas:
             if delta["op"] == "end":
                 self._ended.add(delta["path"])
             elif delta["op"] == "json":
-                self._texts[delta["path"]] = self._texts.get(delta["path"], "") + delta["text"]
-            self._message = apply(self._message, delta)
+                self._texts.setdefault(delta["path"], Growing()).add(delta["text"])
+            rest = _texts_taken(delta, new)
+            if rest is not None:
+                self._message = apply(self._message, rest)
+        out: list[dict[str, Any]] = [{field: "".join(pieces)} for field, pieces in new.items() if any(pieces)]
         message = self._message if isinstance(self._message, dict) else {}
-        out: list[dict[str, Any]] = []
-        for key, field in (("thinking", "reasoning_content"), ("content", "content")):
-            value = message.get(key)
-            if isinstance(value, str) and len(value) > self._sent[field]:
-                out.append({field: value[self._sent[field] :]})
-                self._sent[field] = len(value)
         calls = message.get("tool_calls")
         for index, call in enumerate(calls if isinstance(calls, list) else []):
             out += self._call(index, call, finished)
@@ -85,11 +85,32 @@ class OpenAIStream:
             self._calls.append(0)
         if index >= len(self._calls):
             return out
-        text = self._texts.get(f"{where}/arguments", "")
-        if finished or self._is_ended(f"{where}/arguments"):
-            text = text or json.dumps(function.get("arguments") or {}, ensure_ascii=False)
-        if len(text) > self._calls[index]:
-            fragment = {"index": index, "function": {"arguments": text[self._calls[index] :]}}
-            out.append({"tool_calls": [fragment]})
-            self._calls[index] = len(text)
+        streamed, sent = self._texts.get(f"{where}/arguments"), self._calls[index]
+        if streamed is not None and streamed.length > 0:
+            length = streamed.length
+            more = streamed.since(sent) if length > sent else ""
+        elif finished or self._is_ended(f"{where}/arguments"):
+            text = json.dumps(function.get("arguments") or {}, ensure_ascii=False)
+            length, more = len(text), text[sent:]
+        else:
+            return out
+        if length > sent:
+            out.append({"tool_calls": [{"index": index, "function": {"arguments": more}}]})
+            self._calls[index] = length
         return out
+
+
+def _texts_taken(delta: Delta, new: dict[str, list[str]]) -> Delta | None:
+    """What a delta adds to ``thinking`` or ``content``, collected in ``new``, and the delta without it (None when
+    nothing is left). Those strings are sent as they come, never assembled (that would copy them on every feed)."""
+    field = TEXT_FIELDS.get(delta["path"])
+    if field is not None and (delta["op"] == "append" or (delta["op"] == "add" and isinstance(delta["value"], str))):
+        new[field].append(delta["text"] if delta["op"] == "append" else delta["value"])
+        return None
+    if delta["path"] == "" and delta["op"] == "add" and isinstance(delta["value"], dict):
+        value = dict(delta["value"])
+        for pointer, field in TEXT_FIELDS.items():
+            if isinstance(value.get(pointer[1:]), str):
+                new[field].append(value.pop(pointer[1:]))
+        return {"op": "add", "path": "", "value": value}
+    return delta

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..jsontext import json_equal
 from ..textparsers import NotJSON, json_value_at
 from .analysis import NOTHING, Analysis
-from .partial import UNKNOWN, JSONText, complete, ended, join, json_texts
+from .partial import UNKNOWN, JSONText, complete, ended, grow, json_texts, sent_value
 from .pike import Buffer
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ class Stream:
     return the deltas of what they sent; ``message`` is the partial value sent so far (``None`` before anything
     was sent, [STREAM-1]). Not shared between threads; one compiled parser serves any number of streams."""
 
-    __slots__ = ("_analysis", "_buffer", "_ended", "_finished", "_message", "_parser", "_texts", "_tools")
+    __slots__ = ("_analysis", "_buffer", "_ended", "_finished", "_message", "_parser", "_sent", "_texts", "_tools")
 
     def __init__(self, parser: Parser, prefix: str = "", tools: Tools | None = None) -> None:
         if not isinstance(prefix, str):
@@ -44,14 +44,18 @@ class Stream:
         self._tools = tools
         self._buffer = Buffer(prefix)  # [STREAM-9]: the prefix is read first
         self._analysis = Analysis(parser.root, parser.walk)
-        self._message: Any = None
+        self._sent: Any = None  # what was sent, strings as their pieces (``partial.Growing``)
+        self._message: Any = None  # ``_sent`` as plain JSON, when it was asked for since it last changed
         self._ended: set[str] = set()
-        self._texts: dict[str, tuple[str, JSONText]] = {}  # values being sent as JSON text: what was sent, and where
+        self._texts: dict[str, tuple[int, JSONText]] = {}  # values sent as JSON text: how much was sent, and where
         self._finished = False
 
     @property
     def message(self) -> Any:
-        """The partial value sent so far ([STREAM-1]): ``None`` before anything is sent."""
+        """The partial value sent so far ([STREAM-1]): ``None`` before anything is sent. Built when asked for
+        (a stream keeps its strings as the pieces it sent), so it costs the size of the message."""
+        if self._message is None and self._sent is not None:
+            self._message = sent_value(self._sent)
         return self._message
 
     def feed(self, text: str) -> list[Delta]:
@@ -69,25 +73,28 @@ class Stream:
         known, texts = json_texts(value)
         deltas = []
         for path, source in texts.items():  # [STREAM-7] "json": a value that grows as its text
-            sent = self._texts[path][0] if path in self._texts else ""
-            if len(source.text) > len(sent) and source.text.startswith(sent):
-                deltas.append({"op": "json", "path": path, "text": source.text[len(sent) :]})
-                sent = source.text
+            sent = self._texts[path][0] if path in self._texts else 0
+            if source.text.length > sent:  # it begins with what was sent ([STREAM-3])
+                deltas.append({"op": "json", "path": path, "text": source.text.piece(sent)})
+                sent = source.text.length
             self._texts[path] = (sent, source)
-        message = self._message if known is UNKNOWN else join(self._message, known)
-        for path in [path for path in self._texts if _has(message, path)]:
-            deltas += self._close_text(path, _at(message, path))
-        deltas += changes(self._message, message)
-        self._message = message
+        grown: list[Delta] = []
+        self._sent = grow(self._sent, known, "", grown)
+        for path in [path for path in self._texts if _has(self._sent, path)]:
+            deltas += self._close_text(path, sent_value(_at(self._sent, path)))
+        deltas += grown
+        if grown:
+            self._message = None
         for path in ended(known):
-            if path not in self._ended and _has(message, path):
+            if path not in self._ended and _has(self._sent, path):
                 self._ended.add(path)
                 deltas.append({"op": "end", "path": path})
         return deltas
 
     def _close_text(self, path: str, value: Any) -> list[Delta]:
         """The rest of a value's JSON text, now that its value is known: read where its text starts."""
-        sent, source = self._texts.pop(path)
+        length, source = self._texts.pop(path)
+        sent = source.text.piece(0, length)
         for buffer, start in source.origins:
             text = buffer.text
             if not text.startswith(sent, start):
@@ -97,7 +104,7 @@ class Stream:
             except (NotJSON, RecursionError):
                 continue
             if json_equal(found, value):
-                rest = text[start + len(sent) : end] if end - start > len(sent) else ""
+                rest = text[start + length : end] if end - start > length else ""
                 return [{"op": "json", "path": path, "text": rest}] if rest else []
         raise AssertionError(f"the JSON text sent at {path} does not lead to its value")  # [STREAM-7]
 
@@ -109,7 +116,7 @@ class Stream:
         result = self._parser.parse(self._buffer.text, tools=self._tools)
         deltas = [delta for path in list(self._texts) for delta in self._close_text(path, _at(result, path))]
         self._buffer = Buffer()
-        deltas += changes(self._message, result)
+        self._sent = grow(self._sent, result, "", deltas)
         self._message = result
         return deltas
 
@@ -144,29 +151,6 @@ def _typed_call(call: Any, tools: Tools) -> Any:
     else:
         del held["function"]["arguments"]
     return held
-
-
-def changes(old: Any, new: Any, path: str = "") -> list[Delta]:
-    """The deltas that turn the partial value ``old`` into ``new``, given ``old ⊑ new`` ([STREAM-2], [STREAM-7]);
-    ``old`` is None for nothing sent. Added values are copies: a client that grows them never changes ``new``."""
-    if old is None and path == "":
-        return [] if new is None else [{"op": "add", "path": "", "value": copy.deepcopy(new)}]
-    if isinstance(new, dict):
-        deltas = []
-        for key, value in new.items():
-            where = f"{path}/{_escaped(key)}"
-            deltas += changes(old[key], value, where) if key in old else [_added(where, value)]
-        return deltas
-    if isinstance(new, list):
-        deltas = [delta for index, item in enumerate(old) for delta in changes(item, new[index], f"{path}/{index}")]
-        return deltas + [_added(f"{path}/{index}", new[index]) for index in range(len(old), len(new))]
-    if isinstance(new, str) and len(new) > len(old):
-        return [{"op": "append", "path": path, "text": new[len(old) :]}]
-    return []
-
-
-def _added(path: str, value: Any) -> Delta:
-    return {"op": "add", "path": path, "value": copy.deepcopy(value)}
 
 
 def apply(message: Any, delta: Delta) -> Any:

@@ -31,20 +31,61 @@ else:  # pragma: no cover - Python 3.10
     from sre_parse import parse_template
 
 
-@dataclass(frozen=True)
 class Exact:
-    value: Any
-    origin: tuple[Buffer, int] | None = None  # where a text value starts, when it is a span of a buffer
+    """Content known whole: ``value``. When it is a text from a buffer, ``origin`` is where it starts; a span made
+    by ``Exact.span`` is read from the buffer only when its value is needed (a text node may need only its
+    length, ``collapsed``), and is equal to the same span, not to other texts."""
+
+    __slots__ = ("_end", "_value", "origin")
+
+    def __init__(self, value: Any, origin: tuple[Buffer, int] | None = None) -> None:
+        self._value, self.origin, self._end = value, origin, -1
+
+    @classmethod
+    def span(cls, buffer: Buffer, start: int, end: int) -> Exact:
+        exact = cls(UNREAD, (buffer, start))
+        exact._end = end
+        return exact
+
+    @property
+    def value(self) -> Any:
+        if self._value is UNREAD:
+            assert self.origin is not None
+            self._value = self.origin[0].slice(self.origin[1], self._end)
+        return self._value
+
+    def text_length(self) -> int | None:
+        """The length of a text value without reading it, None for a value that is no text."""
+        if self._end >= 0 and self.origin is not None:
+            return self._end - self.origin[1]
+        return len(self._value) if isinstance(self._value, str) else None
+
+    def _key(self) -> tuple[Any, ...]:
+        return ("span", self.origin, self._end) if self._end >= 0 else (self._value, self.origin)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Exact) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+
+UNREAD: Any = object()  # the value of a span not read yet
 
 
 @dataclass(frozen=True, eq=False)
 class Open:
     buffer: Buffer
     base: int
+    end: int | None = None  # known only up to here (``collapsed``), or to the end of the buffer
 
     @property
     def text(self) -> str:
-        return self.buffer.text[self.base :]
+        return self.buffer.slice(self.base, self.end)
+
+    def open_text(self) -> OpenText:
+        """The string it holds so far, read from the buffer only when needed."""
+        return OpenText.span(self.buffer, self.base, self.buffer.length if self.end is None else self.end)
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,7 +104,7 @@ class Items:
 class Source:
     """The JSON text a node passes through whole (``json_text``): sent as text ([STREAM-7] "json")."""
 
-    text: str
+    text: OpenText
     origin: tuple[Buffer, int]
 
 
@@ -174,6 +215,8 @@ class Analysis:
         contents = [content]
         if node.regex is not None:
             contents = self.regex(node.regex, content)
+        if node.type in (None, "any", "string") and node.iterator is None and node.parser is None:
+            contents = collapsed(contents)
         result = []
         for each in contents:
             result += self.after_regex(node, each)
@@ -235,7 +278,7 @@ class Analysis:
         """A node that passes its JSON text's value through unchanged ([PARSER-2], [OBJ-4], [OBJ-6]): its text
         is what streams. Text known whole must parse, to an object for an object node."""
         if isinstance(content, Open):
-            return [Source(content.text, (content.buffer, content.base))]
+            return [Source(content.open_text(), (content.buffer, content.base))]
         if isinstance(content, Exact) and isinstance(content.value, str):
             try:
                 value = self.walk.parsed(node, content.value)
@@ -243,7 +286,7 @@ class Analysis:
                 return []
             if node.type == "object" and not isinstance(value, dict):
                 return []
-            return [Source(content.value, content.origin) if content.origin else Exact(value)]
+            return [Source(OpenText(content.value), content.origin) if content.origin else Exact(value)]
         return [] if isinstance(content, Exact) else [content]
 
     def exact_stages(self, node: Node, value: Any) -> Any:
@@ -308,7 +351,7 @@ class Analysis:
         if content is ANY:
             return UNSURE
         if isinstance(content, Source):  # JSON null gives no value, but not to an object node (it fails there)
-            maybe_null = node.type != "object" and content.text.lstrip(" \t\n\r")[:1] in ("", "n")
+            maybe_null = node.type != "object" and content.text.first_after(" \t\n\r") in ("", "n")
             return Outcome(maybe_null, JSONText(content.text, frozenset({content.origin})))
         if isinstance(content, Exact) and not (node.type == "object" and content.origin and self.holds_text(node)):
             try:
@@ -323,7 +366,7 @@ class Analysis:
             return self.array(node, content)
         if isinstance(content, Open):
             if kind in ("string", "any"):
-                return Outcome(False, OpenText(content.text))  # [STR-1], [ANY-1]
+                return Outcome(False, content.open_text())  # [STR-1], [ANY-1]
             return Outcome(False, UNKNOWN)  # a number or a boolean: whole, at the end
         if isinstance(content, Fields) and kind == "any":
             return Outcome(False, fields_value(content))
@@ -429,7 +472,7 @@ def described(content: Any) -> Any:
     if isinstance(content, Exact):
         return content.value
     if isinstance(content, Open):
-        return OpenText(content.text)
+        return content.open_text()
     return UNKNOWN
 
 
@@ -440,6 +483,30 @@ def fields_value(content: Fields) -> Any:
         if part is not UNKNOWN:
             value[name] = part
     return value
+
+
+def collapsed(contents: list[Any]) -> list[Any]:
+    """Texts of one buffer from one offset are prefixes of one another: what a text node makes of several of them,
+    when one is open, is the shortest as open text (their meet, [STREAM-6]), found from their lengths instead of by
+    comparing them (a pass over the whole text for each, on every feed). Other contents are kept."""
+    origin: tuple[Buffer, int] | None = None
+    is_open, end, kept = False, sys.maxsize, []
+    for each in contents:
+        if isinstance(each, Open) and each.end is None:
+            span = (each.buffer, each.base, each.buffer.length)
+        elif isinstance(each, Exact) and each.origin is not None and (length := each.text_length()) is not None:
+            span = (each.origin[0], each.origin[1], each.origin[1] + length)
+        else:
+            kept.append(each)
+            continue
+        if origin is not None and origin != span[:2]:
+            return contents
+        origin = span[:2]
+        is_open = is_open or isinstance(each, Open)
+        end = min(end, span[2])
+    if not is_open or origin is None:
+        return contents
+    return [Open(origin[0], origin[1], end), *kept]
 
 
 def spanned_value(match: re.Match[str], origin: tuple[Buffer, int]) -> Any:
@@ -475,7 +542,7 @@ def group(program: Program, buffer: Buffer, entry: Entry, index: int) -> Any:
         return ANY
     if start is None:
         return None
-    if end is None or (conditions and end == len(buffer.text)):
+    if end is None or (conditions and end == buffer.length):
         # open, or ends here only if the text does (a match waiting on ``$``): read as open text, which
         # includes ending here, so that a long value is not read whole again on every feed (linear cost)
         return Open(buffer, start)
@@ -490,7 +557,7 @@ def buffer_exact(buffer: Buffer, start: int, end: int) -> Exact:
     if found is None:
         if len(spans) > 256:  # only the spans of the threads alive now are asked for again
             spans.clear()
-        found = spans[start, end] = Exact(buffer.text[start:end], (buffer, start))
+        found = spans[start, end] = Exact.span(buffer, start, end)
     return found
 
 
@@ -518,7 +585,8 @@ class Replacing:
     """One substitution pattern, applied as its input arrives. ``out`` is the output of the input before
     ``done``, which no later text changes (its first ``fixed`` characters), then what every match still possible
     in the rest begins with ([STREAM-6]): text no match has reached yet, a replacement's literals and the groups
-    it has seen. ``out`` only grows, so what reads it reads each character once."""
+    it has seen. ``out`` only grows, so what reads it reads each character once; what it has is never computed
+    again (``_pending`` reads from where ``out`` ends)."""
 
     def __init__(self, pattern: re.Pattern[str], replacement: str, program: Program | None, source: Open) -> None:
         self.program, self.source = program, source
@@ -531,52 +599,60 @@ class Replacing:
     def advance(self) -> None:
         if self.search is None or self.program is None:
             return  # opaque: nothing more is certain
-        text = self.source.buffer.text
+        buffer = self.source.buffer
         parts = []
         while True:
             self.search.advance()
             if self.search.matched:
                 regs = self.search.entries[0][1]
-                parts.append(text[self.done : regs[0]])
-                parts.append(self._expand(text, regs))
+                parts.append(buffer.slice(self.done, regs[0]))
+                parts.append(self._expand(buffer, regs))
                 self.done = regs[1]
                 empty = regs[0] == regs[1]
-                self.search = Search(self.program, self.source.buffer, self.source.base, regs[1], must_advance=empty)
+                self.search = Search(self.program, buffer, self.source.base, regs[1], must_advance=empty)
                 continue
             starts = [regs[0] for pc, regs, _ in self.search.entries if regs[0] is not None]
             reach = min(starts, default=self.search.position)
             if reach > self.done:
-                parts.append(text[self.done : reach])
+                parts.append(buffer.slice(self.done, reach))
                 self.done = reach
             break
         added = "".join(parts)
-        tail = added + self._pending(text)  # the output after the first ``fixed`` characters
-        sent = len(self.out.text) - self.fixed
-        if len(tail) > sent:
-            assert tail.startswith(self.out.text[self.fixed :]), "a substitution's certain output changed"  # [STREAM-3]
-            self.out.grow(tail[sent:])
+        # the output after the first ``fixed`` characters is ``added``, then ``_pending``; ``out`` already holds
+        # ``sent`` of those characters, which stay ([STREAM-3]): only what follows them is computed
+        sent = self.out.length - self.fixed
+        more = added[sent:] + self._pending(0) if len(added) >= sent else self._pending(sent - len(added))
+        if more:
+            self.out.grow(more)
         self.fixed += len(added)
 
-    def _pending(self, text: str) -> str:
-        """What the output of the input from ``done`` begins with, whichever match the search ends with."""
+    def _pending(self, skip: int) -> str:
+        """What the output of the input from ``done`` begins with, whichever match the search ends with, from
+        its character ``skip`` on. Each possible beginning is a list of parts (literal texts and spans of the
+        input); only the characters all of them may share are read."""
         assert self.search is not None
+        buffer = self.source.buffer
         entries, more = self.search.candidates()
-        begins = [self._begins(text, entry) for entry in entries]
+        begins = [self._begins(entry) for entry in entries]
         if more:
-            begins.append(text[self.done :])  # no match, or one that starts later: the text as it is so far
+            begins.append([(self.done, buffer.length)])  # no match, or one that starts later: the text so far
         if not begins:
             return ""
-        common = begins[0]
-        for other in begins[1:]:
+        stop = min(sum(len(part) if isinstance(part, str) else part[1] - part[0] for part in parts) for parts in begins)
+        if stop <= skip:
+            return ""
+        texts = [_read(parts, buffer, skip, stop) for parts in begins]
+        common = texts[0]
+        for other in texts[1:]:
             common = common_prefix(common, other)
         return common
 
-    def _begins(self, text: str, entry: Entry) -> str:
+    def _begins(self, entry: Entry) -> list[str | tuple[int, int]]:
         """The text before a possible match, then its replacement as far as it is known."""
         pc, regs, _ = entry
         assert self.program is not None
         reopens = self.program.reopens[pc] if pc >= 0 else 0
-        parts = [text[self.done : regs[0]]]
+        parts: list[str | tuple[int, int]] = [(self.done, regs[0])]
         for part in self.template:
             if isinstance(part, str):
                 parts.append(part)
@@ -587,12 +663,12 @@ class Replacing:
             if start is None:
                 continue  # it took no part and cannot: an unmatched group inserts nothing
             if end is None:
-                parts.append(text[start:])  # open: what it holds so far
+                parts.append((start, self.source.buffer.length))  # open: what it holds so far
                 break
-            parts.append(text[start:end])
-        return "".join(parts)
+            parts.append((start, end))
+        return parts
 
-    def _expand(self, text: str, regs: tuple[Any, ...]) -> str:
+    def _expand(self, buffer: Buffer, regs: tuple[Any, ...]) -> str:
         out = []
         for part in self.template:
             if isinstance(part, str):
@@ -600,8 +676,22 @@ class Replacing:
             else:
                 start, end = regs[2 * part], regs[2 * part + 1]
                 if start is not None and end is not None:
-                    out.append(text[start:end])
+                    out.append(buffer.slice(start, end))
         return "".join(out)
+
+
+def _read(parts: list[str | tuple[int, int]], buffer: Buffer, start: int, stop: int) -> str:
+    """Characters ``start`` to ``stop`` of the text the parts make (literal texts, and spans of ``buffer``)."""
+    out, at = [], 0
+    for part in parts:
+        size = len(part) if isinstance(part, str) else part[1] - part[0]
+        low, high = max(start - at, 0), min(stop - at, size)
+        if low < high:
+            out.append(part[low:high] if isinstance(part, str) else buffer.slice(part[0] + low, part[0] + high))
+        at += size
+        if at >= stop:
+            break
+    return "".join(out)
 
 
 def _template(replacement: str, pattern: re.Pattern[str]) -> list[str | int]:

@@ -5,15 +5,57 @@ one result."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from ..jsontext import json_equal
 
 
-class OpenText(str):
-    """A string of which only the beginning is known."""
+class OpenText:
+    """A string of which only the beginning is known: ``length`` characters, held (``OpenText(text)``) or read
+    from a buffer where the string is a span of it (``OpenText.span``). A span is read again only in part
+    (``piece``): a feed never copies a whole string that may be long."""
 
-    __slots__ = ()
+    __slots__ = ("_text", "base", "buffer", "length")
+
+    def __init__(self, text: str) -> None:
+        self._text: str | None = text
+        self.buffer: Any = None
+        self.base, self.length = 0, len(text)
+
+    @classmethod
+    def span(cls, buffer: Any, base: int, end: int) -> OpenText:
+        """``buffer.text[base:end]``, read when needed."""
+        text = cls.__new__(cls)
+        text._text, text.buffer, text.base, text.length = None, buffer, base, end - base
+        return text
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self.buffer.slice(self.base, self.base + self.length)
+        return self._text
+
+    def first_after(self, chars: str) -> str:
+        """The first character that is not one of ``chars``, or "" when there is none yet."""
+        at = 0
+        while at < self.length:
+            window = self.piece(at, at + 64)
+            rest = window.lstrip(chars)
+            if rest:
+                return rest[0]
+            at += len(window)
+        return ""
+
+    def piece(self, start: int, stop: int | None = None) -> str:
+        """The text from ``start`` on (to ``stop``)."""
+        stop = self.length if stop is None else min(stop, self.length)
+        if self._text is None:
+            return str(self.buffer.slice(self.base + start, self.base + stop))
+        return self._text[start:stop]
+
+    def __repr__(self) -> str:
+        return f"OpenText({self.text!r})"
 
 
 class OpenObject(dict):  # type: ignore[type-arg]
@@ -31,11 +73,11 @@ class JSONText:
 
     __slots__ = ("origins", "text")
 
-    def __init__(self, text: str, origins: frozenset[tuple[Any, int]]) -> None:
+    def __init__(self, text: OpenText, origins: frozenset[tuple[Any, int]]) -> None:
         self.text, self.origins = text, origins
 
     def __repr__(self) -> str:
-        return f"JSONText({self.text!r})"
+        return f"JSONText({self.text.text!r})"
 
 
 class _Unknown:
@@ -54,11 +96,18 @@ def meet(first: Any, second: Any) -> Any:
     if isinstance(first, JSONText) or isinstance(second, JSONText):
         if not (isinstance(first, JSONText) and isinstance(second, JSONText)):
             return UNKNOWN
-        return JSONText(common_prefix(first.text, second.text), first.origins | second.origins)
-    if isinstance(first, str) and isinstance(second, str):
-        if first == second and type(first) is str and type(second) is str:
+        return JSONText(meet(first.text, second.text), first.origins | second.origins)
+    if isinstance(first, (str, OpenText)) and isinstance(second, (str, OpenText)):
+        if isinstance(first, str) and isinstance(second, str) and first == second:
             return first
-        return OpenText(common_prefix(first, second))
+        if (
+            isinstance(first, OpenText)
+            and isinstance(second, OpenText)
+            and first.buffer is not None
+            and ((first.buffer, first.base) == (second.buffer, second.base))
+        ):  # spans of one text: the shorter
+            return first if first.length <= second.length else second
+        return OpenText(common_prefix(text_of(first), text_of(second)))
     if isinstance(first, dict) and isinstance(second, dict):
         if complete(first) and complete(second) and json_equal(first, second):
             return first
@@ -99,25 +148,105 @@ def common_prefix(first: str, second: str) -> str:
     return first[:low]
 
 
-def join(sent: Any, known: Any) -> Any:
-    """``sent`` grown by what ``known`` adds; both are parts of the same result, so they agree where both have
-    something. Strings come out as plain ``str``."""
+class Growing:
+    """A string of what a stream has sent, as the pieces it was sent in ([STREAM-7] "append"): growing a Python
+    string copies it whole, so its pieces are joined only when it is read. Small pieces are joined in runs of
+    ``RUN``, so that a string sent a character at a time is not held as a million small strings."""
+
+    __slots__ = ("_run", "length", "pieces")
+
+    RUN = 256
+
+    def __init__(self, text: str = "") -> None:
+        self.pieces, self.length = [text], len(text)
+        self._run: list[str] = []  # the small pieces since the last join
+
+    def add(self, piece: str) -> None:
+        self._run.append(piece)
+        self.length += len(piece)
+        if len(self._run) >= self.RUN:
+            self.pieces.append("".join(self._run))
+            self._run.clear()
+
+    @property
+    def text(self) -> str:
+        if len(self.pieces) > 1 or self._run:
+            self.pieces = ["".join(self.pieces + self._run)]
+            self._run.clear()
+        return self.pieces[0]
+
+    def since(self, start: int) -> str:
+        """The text from ``start`` on, read from the last pieces only."""
+        parts, at = [], self.length
+        for piece in itertools.chain(reversed(self._run), reversed(self.pieces)):
+            if at <= start:
+                break
+            parts.append(piece)
+            at -= len(piece)
+        return "".join(reversed(parts))[start - at :]
+
+
+def grow(sent: Any, known: Any, path: str, deltas: list[dict[str, Any]]) -> Any:
+    """``sent`` grown by what ``known`` adds, with the deltas that say what it adds appended to ``deltas``
+    ([STREAM-7]); both are parts of the same result, so they agree where both have something. ``sent`` is the
+    stream's own (strings ``Growing``, changed in place); ``None`` at ``path`` "" is nothing sent yet. A string
+    grows by the piece of ``known`` beyond it, read where it came from."""
     if known is UNKNOWN:
         return sent
-    if sent is None:
-        return plain(known)
-    if isinstance(sent, str) and isinstance(known, str):
-        return str(known) if len(known) > len(sent) else sent
+    if sent is None and path == "":
+        return None if known is None else _added(known, path, deltas)
+    if isinstance(sent, Growing) and isinstance(known, (str, OpenText)):
+        length = known.length if isinstance(known, OpenText) else len(known)
+        if length > sent.length:
+            piece = known.piece(sent.length) if isinstance(known, OpenText) else known[sent.length :]
+            deltas.append({"op": "append", "path": path, "text": piece})
+            sent.add(piece)
+        return sent
     if isinstance(sent, dict) and isinstance(known, dict):
-        grown = dict(sent)
         for key, value in known.items():
             if value is not UNKNOWN:
-                grown[key] = join(sent[key], value) if key in sent else plain(value)
-        return grown
+                where = f"{path}/{_escaped(key)}"
+                sent[key] = grow(sent[key], value, where, deltas) if key in sent else _added(value, where, deltas)
+        return sent
     if isinstance(sent, list) and isinstance(known, list):
-        items = [join(item, known[index]) if index < len(known) else item for index, item in enumerate(sent)]
-        return items + [plain(item) for item in known[len(sent) :]]
+        for index, item in enumerate(known):
+            where = f"{path}/{index}"
+            if index < len(sent):
+                sent[index] = grow(sent[index], item, where, deltas)
+            else:
+                sent.append(_added(item, where, deltas))
     return sent
+
+
+def _added(known: Any, path: str, deltas: list[dict[str, Any]]) -> Any:
+    """A value sent whole ("add"): the delta holds it as plain JSON, the stream its own copy to grow."""
+    deltas.append({"op": "add", "path": path, "value": plain(known)})
+    return _growing(known)
+
+
+def _growing(value: Any) -> Any:
+    if isinstance(value, (str, OpenText)):
+        return Growing(text_of(value))
+    if isinstance(value, dict):
+        return {key: _growing(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_growing(item) for item in value]
+    return value
+
+
+def sent_value(sent: Any) -> Any:
+    """What a stream has sent, as plain JSON."""
+    if isinstance(sent, Growing):
+        return sent.text
+    if isinstance(sent, dict):
+        return {key: sent_value(item) for key, item in sent.items()}
+    if isinstance(sent, list):
+        return [sent_value(item) for item in sent]
+    return sent
+
+
+def text_of(value: str | OpenText) -> str:
+    return value.text if isinstance(value, OpenText) else value
 
 
 def complete(value: Any) -> bool:
@@ -126,9 +255,9 @@ def complete(value: Any) -> bool:
 
 
 def plain(value: Any) -> Any:
-    """``value`` as plain JSON: OpenText as str."""
-    if isinstance(value, str):
-        return str(value)
+    """``value`` as plain JSON: OpenText as str, open objects and arrays as plain ones."""
+    if isinstance(value, (str, OpenText)):
+        return text_of(value)
     if isinstance(value, dict):
         return {key: plain(item) for key, item in value.items()}
     if isinstance(value, list):

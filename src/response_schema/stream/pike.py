@@ -17,6 +17,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -54,6 +55,11 @@ class Program:
     reopens: list[int] = field(default_factory=list)  # per pc: bitmask of groups whose start it can reach
     total: set[int] = field(default_factory=set)  # pcs from which every continuation reaches MATCH
     first: re.Pattern[str] | None = None  # the characters a match can begin with, when only literals can
+
+    @cached_property
+    def longest(self) -> int:
+        """The length of the longest of ``literals``: what a literal lookahead reads."""
+        return max(map(len, self.literals or ("",)))
 
 
 def compile_program(pattern: re.Pattern[str]) -> Program | None:
@@ -471,17 +477,50 @@ def _reopens(code: list[tuple[Any, ...]], groups: int) -> list[int]:
     return masks
 
 
-class Buffer:
-    """Text that only grows: the output, or what a stage has certainly produced from it."""
+TAIL = 8192  # characters a buffer grows by before its head is rebuilt
 
-    __slots__ = ("spans", "text")
+
+class Buffer:
+    """Text that only grows: the output, or what a stage has certainly produced from it. It is kept as a head and
+    a short tail, since a Python string is copied whole when it grows: growing copies the tail, and the head is
+    rebuilt once per ``TAIL`` characters. Readers take the characters they need (``slice``, ``char``); ``text``,
+    the whole text, is for reading it once (a stream's finish), not on every feed."""
+
+    __slots__ = ("_head", "_tail", "length", "spans")
 
     def __init__(self, text: str = "") -> None:
-        self.text = text
+        self._head, self._tail = text, ""
+        self.length = len(text)
         self.spans: dict[tuple[int, int], Any] = {}  # the analysis's exact spans of this text, by (start, end)
 
+    @property
+    def text(self) -> str:
+        if self._tail:
+            self._head += self._tail
+            self._tail = ""
+        return self._head
+
     def grow(self, more: str) -> None:
-        self.text += more
+        self._tail += more
+        self.length += len(more)
+        if len(self._tail) >= TAIL:
+            self._head += self._tail
+            self._tail = ""
+
+    def slice(self, start: int, end: int | None = None) -> str:
+        """``text[start:end]``, read from the tail when it lies there."""
+        split = len(self._head)
+        end = self.length if end is None else min(end, self.length)
+        if start >= split:
+            return self._tail[start - split : end - split]
+        if end <= split:
+            return self._head[start:end]
+        return self._head[start:] + self._tail[: end - split]
+
+    def char(self, index: int) -> str:
+        """The character at ``index`` (below ``length``)."""
+        split = len(self._head)
+        return self._head[index] if index < split else self._tail[index - split]
 
 
 class Condition:
@@ -507,10 +546,10 @@ class AtEnd(Condition):
     __slots__ = ()
 
     def decide(self) -> bool | None:
-        return None if len(self.buffer.text) == self.position else False
+        return None if self.buffer.length == self.position else False
 
     def holds_at_end(self) -> bool:
-        return len(self.buffer.text) == self.position
+        return self.buffer.length == self.position
 
 
 class Dollar(Condition):
@@ -519,12 +558,12 @@ class Dollar(Condition):
     __slots__ = ()
 
     def decide(self) -> bool | None:
-        text, at = self.buffer.text, self.position
-        if len(text) == at:
+        buffer, at = self.buffer, self.position
+        if buffer.length == at:
             return None
-        if text[at] != "\n":
+        if buffer.char(at) != "\n":
             return False
-        return None if len(text) == at + 1 else False
+        return None if buffer.length == at + 1 else False
 
     def holds_at_end(self) -> bool:
         return self.decide() is None
@@ -536,11 +575,11 @@ class LineEnd(Condition):
     __slots__ = ()
 
     def decide(self) -> bool | None:
-        text = self.buffer.text
-        return None if len(text) == self.position else text[self.position] == "\n"
+        buffer = self.buffer
+        return None if buffer.length == self.position else buffer.char(self.position) == "\n"
 
     def holds_at_end(self) -> bool:
-        return len(self.buffer.text) == self.position
+        return self.buffer.length == self.position
 
 
 class Boundary(Condition):
@@ -554,16 +593,14 @@ class Boundary(Condition):
         self.empty = not before and position == 0  # set by the search: the text is empty so far
 
     def decide(self) -> bool | None:
-        text = self.buffer.text
-        if len(text) == self.position:
+        buffer = self.buffer
+        if buffer.length == self.position:
             return None
-        return (self.before != self.word(text[self.position])) == self.want
+        return (self.before != self.word(buffer.char(self.position))) == self.want
 
     def holds_at_end(self) -> bool:
         # Python's re: \B never matches in an empty string
-        return (
-            len(self.buffer.text) == self.position and self.before == self.want and not (self.empty and not self.want)
-        )
+        return self.buffer.length == self.position and self.before == self.want and not (self.empty and not self.want)
 
 
 class Lookahead(Condition):
@@ -596,10 +633,9 @@ class Lookahead(Condition):
         return exact and not found
 
     def _found(self) -> bool | None:
-        text, at = self.buffer.text, self.position
         if self.search is None:
             assert self.program.literals is not None
-            seen = text[at:]
+            seen = self.buffer.slice(self.position, self.position + self.program.longest)
             possible = False
             for literal in self.program.literals:
                 if seen.startswith(literal):
@@ -682,20 +718,21 @@ class Search:
         return chosen, True
 
     def advance(self) -> None:
-        text = self.buffer.text
-        if self.position == len(text):
+        offset, end = self.position, self.buffer.length
+        if offset == end:
             return
         self._resolve()
+        text = self.buffer.slice(offset, end)  # what arrived since the last call
         code, first = self.code, self.program.first
-        index, end = self.position, len(text)
+        index = offset
         while index < end:
             if self.idle and first is not None:  # only a fresh start waits: skip to where one can begin
-                found = first.search(text, index)
-                index = end if found is None else found.start()
+                found = first.search(text, index - offset)
+                index = end if found is None else offset + found.start()
                 self.entries = self._fresh(index)
                 if index == end:
                     break
-            char = text[index]
+            char = text[index - offset]
             out: list[Entry] = []
             seen: dict[int, list[frozenset[Condition]]] = {}
             cut = False
@@ -803,14 +840,14 @@ class Search:
         return False
 
     def _assert(self, inst: tuple[Any, ...], at: int) -> bool | Condition:
-        kind, text = inst[1], self.buffer.text
+        kind, buffer = inst[1], self.buffer
         if kind is BOS:
             return at == self.base
         if kind is BOL:
-            return at == self.base or text[at - 1] == "\n"
+            return at == self.base or buffer.char(at - 1) == "\n"
         if kind in (BOUNDARY, NON_BOUNDARY):
             word = _ascii_word if self.program.ascii else _word
-            before = at > self.base and word(text[at - 1])
+            before = at > self.base and word(buffer.char(at - 1))
             boundary = Boundary(self.buffer, at, before, kind is BOUNDARY, word)
             boundary.empty = at == self.base
             condition: Condition = boundary
@@ -827,8 +864,8 @@ class Search:
         condition = self._looks.get(key)
         if condition is None:
             condition = Lookahead(self.buffer, at, inst[1], inst[2], self.base)
-            if len(self._looks) > 64:  # only the lookaheads at the last positions can be met again
-                self._looks = {k: v for k, v in self._looks.items() if k[1] >= self.position - 1}
+            if len(self._looks) > 64:  # threads only move forward: a lookahead before ``at - 1`` is not met again
+                self._looks = {k: v for k, v in self._looks.items() if k[1] >= at - 1}
             self._looks[key] = condition
         return self._pending(condition)
 
