@@ -967,8 +967,9 @@ export class Search {
     if (condition === undefined) {
       condition = new Lookahead(this.buffer, at, inst[1], inst[2], this.base);
       if (this.looks.size > 64) {
-        // only the lookaheads at the last positions can be met again
-        for (const [other, held] of this.looks) if (held.position < this.position - 2) this.looks.delete(other);
+        // threads only move forward: a lookahead before `at - 1` is not met again (`at`, not the search's
+        // position, which one large feed does not move until it is read whole)
+        for (const [other, held] of this.looks) if (held.position < at - 1) this.looks.delete(other);
       }
       this.looks.set(key, condition);
     }
