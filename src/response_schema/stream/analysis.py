@@ -638,7 +638,7 @@ class Replacing:
             begins.append([(self.done, buffer.length)])  # no match, or one that starts later: the text so far
         if not begins:
             return ""
-        stop = min(sum(len(part) if isinstance(part, str) else part[1] - part[0] for part in parts) for parts in begins)
+        stop = min(sum(map(_size, parts)) for parts in begins)
         if stop <= skip:
             return ""
         texts = [_read(parts, buffer, skip, stop) for parts in begins]
@@ -680,11 +680,16 @@ class Replacing:
         return "".join(out)
 
 
+def _size(part: str | tuple[int, int]) -> int:
+    """The length of a part: a literal text, or a span of the buffer."""
+    return len(part) if isinstance(part, str) else part[1] - part[0]
+
+
 def _read(parts: list[str | tuple[int, int]], buffer: Buffer, start: int, stop: int) -> str:
     """Characters ``start`` to ``stop`` of the text the parts make (literal texts, and spans of ``buffer``)."""
     out, at = [], 0
     for part in parts:
-        size = len(part) if isinstance(part, str) else part[1] - part[0]
+        size = _size(part)
         low, high = max(start - at, 0), min(stop - at, size)
         if low < high:
             out.append(part[low:high] if isinstance(part, str) else buffer.slice(part[0] + low, part[0] + high))
