@@ -1,6 +1,7 @@
 // benchmarks/streaming.py --js: the JavaScript implementation's stream measured as the reference's is.
-// Reads {families: {name: {schema, outputs: [[prefix, text], ...]}}, cost: {schema, texts: {size: text}}} on stdin;
-// writes {lag: {family: {kind: {mean, max}}}, cost: {size: {us_per_char_1, us_per_char_4}}}. Lag as streaming.py
+// Reads {families: {name: {schema, outputs: [[prefix, text], ...]}}, cost: {schema, texts: {size: text}}, arguments:
+// {schema, texts}} on stdin; writes {lag: {family: {kind: {mean, max}}}, cost: {size: {us_per_char_1,
+// us_per_char_4}}, arguments_cost: {size: {us_per_char_4}}}. Lag as streaming.py
 // defines it: a character of content, thinking or the arguments' JSON text at position p, sent once n characters
 // had arrived, lags n - (p + 1); a call's name from its last character to its `end`.
 import { readFileSync } from "node:fs";
@@ -100,19 +101,26 @@ for (const [family, { schema, outputs }] of Object.entries(input.families)) {
     lag[family][kind] = { mean, max: Math.max(...values), chars: values.length };
   }
 }
-const cost = {};
-const parser = compile(input.cost.schema);
-const streamed = (text, chunk) => {
-  const started = process.hrtime.bigint();
-  const stream = parser.stream();
-  for (let at = 0; at < text.length; at += chunk) stream.feed(text.slice(at, at + chunk));
-  stream.finish();
-  return Number(process.hrtime.bigint() - started) / 1000 / text.length;
-};
-const sizes = Object.keys(input.cost.texts);
-for (let round = 0; round < 3; round++) streamed(input.cost.texts[sizes[0]], 1); // the JIT warmed up first
-for (const size of sizes) {
-  cost[size] = {};
-  for (const chunk of [1, 4]) cost[size][`us_per_char_${chunk}`] = streamed(input.cost.texts[size], chunk);
+/** Microseconds per character of each text streamed in each chunk size, finish included (the JIT warmed up on
+ * three streams of the first text). */
+function costs({ schema, texts }, chunks) {
+  const parser = compile(schema);
+  const streamed = (text, chunk) => {
+    const started = process.hrtime.bigint();
+    const stream = parser.stream();
+    for (let at = 0; at < text.length; at += chunk) stream.feed(text.slice(at, at + chunk));
+    stream.finish();
+    return Number(process.hrtime.bigint() - started) / 1000 / text.length;
+  };
+  const sizes = Object.keys(texts);
+  for (let round = 0; round < 3; round++) streamed(texts[sizes[0]], 1);
+  const rows = {};
+  for (const size of sizes) {
+    rows[size] = {};
+    for (const chunk of chunks) rows[size][`us_per_char_${chunk}`] = streamed(texts[size], chunk);
+  }
+  return rows;
 }
-process.stdout.write(JSON.stringify({ lag, cost }));
+const cost = costs(input.cost, [1, 4]);
+const argumentsCost = costs(input.arguments, [4]);
+process.stdout.write(JSON.stringify({ lag, cost, arguments_cost: argumentsCost }));

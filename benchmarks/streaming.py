@@ -9,7 +9,8 @@ n - (p + 1) characters; sent at `finish`, it lags by what followed it. A call's 
 its last character to its `end` (the OpenAI view sends it whole then). Cost: microseconds per
 character of the output fed one and four characters at a time and in one feed, beside one one-shot parse of the
 whole output, and the peak memory allocated while it streams (tracemalloc, up to 100 KB): on Qwen3 outputs half
-thinking and half content, and on Kimi K2 outputs that are one long call (its arguments' JSON text).
+thinking and half content, and on Kimi K2 outputs that are one long call (its arguments' JSON text), both up to
+1 MB.
 With --js, the JavaScript implementation is measured the same way (benchmarks/js_streaming.mjs, needs node; its
 JIT warmed up on three streams of the smallest output first) and reported beside the reference: lag "reference ·
 JavaScript", cost with the ratio JavaScript / reference."""
@@ -191,10 +192,10 @@ def bench_js(sizes: list[int]) -> dict[str, Any]:
         family.name: {"schema": rs.schemas.load(family.name), "outputs": family_outputs(family)} for family in FAMILIES
     }
     cost = {"schema": rs.schemas.load("qwen3"), "texts": {str(size): scaled(size) for size in sizes}}
+    arguments = {"schema": rs.schemas.load("kimi-k2"), "texts": {str(size): scaled_call(size) for size in sizes}}
     script = Path(__file__).parent / "js_streaming.mjs"
-    done = subprocess.run(
-        ["node", str(script)], input=json.dumps({"families": families, "cost": cost}), capture_output=True, text=True
-    )
+    request = {"families": families, "cost": cost, "arguments": arguments}
+    done = subprocess.run(["node", str(script)], input=json.dumps(request), capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"benchmarks/js_streaming.mjs failed: {done.stderr.strip()}")
     result: dict[str, Any] = json.loads(done.stdout)
@@ -223,21 +224,22 @@ def main() -> None:
         print(f"| {name} | {row['outputs']} | " + " | ".join(cells) + " |")
     cost = bench_cost(sizes)
     print_cost("Qwen3, half thinking, half content", cost, js["cost"] if js else None)
-    arguments = bench_cost([size for size in sizes if size <= 30_000], "kimi-k2", scaled_call, chunks=(4,))
-    print_cost("Kimi K2, one call whose arguments are the output", arguments, None)
+    arguments = bench_cost(sizes, "kimi-k2", scaled_call, chunks=(4,))
+    print_cost("Kimi K2, one call whose arguments are the output", arguments, js["arguments_cost"] if js else None)
     if args.json:
         results = {"lag": lag, "cost": cost, "arguments_cost": arguments} | ({"js": js} if js else {})
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
 
 def print_cost(title: str, cost: dict[str, Any], js: dict[str, Any] | None) -> None:
-    js_header = " JavaScript, 1-char | JavaScript, 4-char |" if js else ""
+    js_chunks = [chunk for chunk in (1, 4) if js and f"us_per_char_{chunk}" in next(iter(js.values()))]
+    js_header = "".join(f" JavaScript, {chunk}-char |" for chunk in js_chunks)
     print(f"\n{title}\n")
     print(
         "| output size | stream, µs per char, 1-char chunks | 4-char chunks | one feed | re-parse per 4-char chunk"
         " | one-shot | peak bytes per char |" + js_header
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if js else ""))
+    print("|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * len(js_chunks))
     for size, row in cost.items():
         cells = [
             f"{row['us_per_char_1']:.1f}" if "us_per_char_1" in row else "-",
@@ -248,7 +250,7 @@ def print_cost(title: str, cost: dict[str, Any], js: dict[str, Any] | None) -> N
             f"{row['peak_bytes_per_char']:.1f}" if "peak_bytes_per_char" in row else "-",
         ]
         if js:
-            for chunk in (1, 4):
+            for chunk in js_chunks:
                 mine = js[size][f"us_per_char_{chunk}"]
                 cells.append(f"{mine:.1f} ({mine / row[f'us_per_char_{chunk}']:.2f}x)")
         print(f"| {int(size):,} | " + " | ".join(cells) + " |")

@@ -445,3 +445,42 @@ def test_a_replay_shows_what_is_held_back_and_why() -> None:  # the playground's
         rs.compile({"x-regex": "(?P<one>a)(?P=one)(?P<rest>.*)"}), "aab"
     )  # a backreference: opaque, sent at the end
     assert all("held" not in step or "not decided" in step["held"][0][2] for step in opaque["steps"])
+
+
+LONG_TEXT = "Checking the forecast for the coast, then the hills.\n  " * 30  # 1,650 characters, longer than CUT
+
+
+def test_a_long_call_streams_its_arguments_as_they_arrive() -> None:  # [STREAM-3], [STREAM-6]
+    """A call whose arguments are longer than ``CUT`` (a file being written): its candidates are not read whole on
+    every feed (cost), and still every partial value is a part of the result, and the arguments' JSON text is
+    sent within a few characters of what arrived, in every family that sends it as text."""
+    from response_schema.stream.analysis import CUT
+
+    assert len(LONG_TEXT) > CUT
+    streaming_text = []
+    for family in FAMILIES:
+        parser = rs.compile(rs.schemas.load(family.name))
+        calls = (("write_file", {"path": "notes.md", "text": LONG_TEXT}), ("get_weather", {"city": "Oslo"}))
+        output = family.render(content="Saving it.", calls=calls)
+        assert_streams_soundly(parser, family.prefill, output, 4, family.name)
+        stream, sent = parser.stream(family.prefill), 0
+        body_end = output.find('hills.\\n  "') + len("hills.\\n")  # the last line of the text, as JSON escapes it
+        arguments = output.find('{"path"')
+        for at in range(0, body_end, 4):
+            for delta in stream.feed(output[at : at + 4]):
+                if delta["op"] == "json" and delta["path"] == "/tool_calls/0/function/arguments":
+                    sent += len(delta["text"])
+        if sent:
+            streaming_text.append(family.name)
+            assert sent >= body_end - arguments - 8, (family.name, sent, body_end - arguments)
+    assert len(streaming_text) >= 5, streaming_text
+
+
+def test_every_library_output_streams_soundly_when_every_candidate_is_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``CUT`` at 0 every text that is one candidate among several is described by an earlier outcome on the
+    open text it was cut from (``Analysis.candidate``): each partial value is still a part of the result."""
+    import response_schema.stream.analysis as analysis
+
+    monkeypatch.setattr(analysis, "CUT", 0)
+    for name, prefix, text in library_outputs():
+        assert_streams_soundly(rs.compile(rs.schemas.load(name)), prefix, text, 1, (name, text))

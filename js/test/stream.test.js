@@ -217,3 +217,34 @@ test("constructs the matcher does not model make a pattern opaque: late, never w
   for (const source of ["(a)\\1", "(?<=a)b", "(?i)abc", "(?:a*)*", "(?=(a))"])
     assert.equal(compileProgram(source), null, source);
 });
+
+test("a call longer than CUT streams its arguments as they arrive, each partial value a part of the result", () => {
+  const schema = JSON.parse(readFileSync(new URL("../../src/response_schema/schemas/kimi-k2.json", import.meta.url)));
+  const body = "Checking the forecast for the coast, then the hills.\n  ".repeat(30);
+  const call = (name, index, args) =>
+    `<|tool_call_begin|>functions.${name}:${index}<|tool_call_argument_begin|>${JSON.stringify(args)}<|tool_call_end|>`;
+  const output =
+    "Saving it.<|tool_calls_section_begin|>" +
+    call("write_file", 0, { path: "notes.md", text: body }) +
+    call("get_weather", 1, { city: "Oslo" }) +
+    "<|tool_calls_section_end|>";
+  const parser = compile(schema);
+  const result = parser.parse(output);
+  const stream = parser.stream();
+  const bodyEnd = output.indexOf('hills.\\n  "') + "hills.\\n".length;
+  const argumentsAt = output.indexOf('{"path"');
+  let previous = null;
+  let sent = 0;
+  for (let at = 0; at < output.length; at += 4) {
+    for (const delta of stream.feed(output.slice(at, at + 4))) {
+      if (delta.op === "json" && delta.path === "/tool_calls/0/function/arguments") sent += delta.text.length;
+    }
+    const message = structuredClone(stream.message);
+    assert.ok(previous === null || isPart(previous, message), "retracted");
+    assert.ok(message === null || isPart(message, result), `${JSON.stringify(message)} is not a part`);
+    previous = message;
+    if (at + 4 <= bodyEnd && at + 4 > bodyEnd - 4) assert.ok(sent >= at + 4 - argumentsAt - 8, `${sent} sent`);
+  }
+  stream.finish();
+  assert.deepEqual(stream.message, result);
+});

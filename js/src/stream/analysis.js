@@ -82,6 +82,9 @@ function idOf(object) {
   return id;
 }
 
+const CUT = 256; // characters: a longer text that is one of several candidates is read only as far as cost allows
+const KEPT = 16; // feeds: how many outcomes of a node on one open text are remembered (`candidate`)
+
 /** One stream's analysis: `run(buffer)` gives the root's outcome for the output received so far. */
 export class Analysis {
   constructor(root) {
@@ -89,12 +92,16 @@ export class Analysis {
     this.holds = new Map(); // whether a node holds JSON text, by node
     this.states = new Map();
     this.used = new Map();
+    this.opened = new Map(); // a node's outcomes on an open text: [buffer length, outcome], by node and text
+    this.openedNow = new Map();
   }
 
   run(buffer) {
     this.used = new Map();
+    this.openedNow = new Map();
     const result = this.node(this.root, new Open(buffer, 0));
     this.states = this.used; // what this feed did not use is never used again
+    this.opened = this.openedNow;
     return result;
   }
 
@@ -114,13 +121,59 @@ export class Analysis {
 
   node(node, content) {
     if (node.hasConst) return node.const === null ? outcome(true, NOTHING) : outcome(false, node.const); // [CONST-1]
-    if (content instanceof Exact && !(content.origin && this.holdsText(node))) {
+    if (content instanceof Exact) {
       if (content.origin === null) return this.exact(node, content.value);
-      return this.state(`exact:${idOf(node)}:${idOf(content)}`, () => this.exact(node, content.value));
+      // a text of the output, known whole: what is done with it is done once, not on every feed
+      return this.state(`exact:${idOf(node)}:${idOf(content)}`, () => this.known(node, content));
     }
     if (content === ANY) return UNSURE;
+    const result = this.described(node, content);
+    if (content instanceof Open && content.end === null) this.remember(node, content, result);
+    return result;
+  }
+
+  known(node, content) {
+    if (!this.holdsText(node)) return this.exact(node, content.value);
+    return this.described(node, content); // read here, so that the texts sent as JSON text are found
+  }
+
+  described(node, content) {
     if (hasStages(node)) return merged(this.stages(node, content).map((each) => this.typed(node, each)));
     return this.typed(node, content);
+  }
+
+  /** The node on one of several contents the output may give it (the next item of an iterator). A long text known
+   * whole, cut from a text still open (the call ends here if the output does), is not read again: its outcome is
+   * the node's outcome on that open text when the output ended at or before the cut, which was the meet over every
+   * text beginning there, this one included (sound, [STREAM-6]; it may send less). Reading each such text whole
+   * would cost its length on every feed that cuts it anew: quadratic in a long call. */
+  candidate(node, content) {
+    if (content instanceof Exact && content.origin !== null && typeof content.value === "string") {
+      const [buffer, start] = content.origin;
+      if (content.value.length > CUT) {
+        const key = `${idOf(node)}:${idOf(buffer)}:${start}`;
+        const kept = this.openedNow.get(key) ?? this.opened.get(key) ?? [];
+        for (let index = kept.length - 1; index >= 0; index--) {
+          if (kept[index][0] <= start + content.value.length) return kept[index][1];
+        }
+      }
+    }
+    return this.node(node, content);
+  }
+
+  remember(node, content, result) {
+    const key = `${idOf(node)}:${idOf(content.buffer)}:${content.base}`;
+    let kept = this.openedNow.get(key);
+    if (kept === undefined) {
+      kept = [...(this.opened.get(key) ?? [])];
+      this.openedNow.set(key, kept);
+    }
+    const at = content.buffer.length;
+    if (kept.length > 0 && kept[kept.length - 1][0] === at) kept[kept.length - 1] = [at, result];
+    else {
+      kept.push([at, result]);
+      if (kept.length > KEPT) kept.shift();
+    }
   }
 
   /** The one-shot walk on content known whole. */
@@ -183,7 +236,14 @@ export class Analysis {
 
   afterRegex(node, content) {
     if (content === NO_MATCH || content === ANY) return [content];
-    if (jsonText(node)) return this.source(node, content);
+    if (jsonText(node)) {
+      if (content instanceof Exact && content.origin !== null && typeof content.value === "string") {
+        const [buffer, start] = content.origin;
+        // not parsed on every feed: its text is what is sent, whether it parses or not (sound)
+        if (content.value.length > CUT) content = new Open(buffer, start, start + content.value.length);
+      }
+      return this.source(node, content);
+    }
     if (content instanceof Exact && node.iterator !== null && content.origin && this.holdsText(node)) {
       if (typeof content.value !== "string") return []; // [NODE-4]
       const matches = [...node.iterator.all(content.value, true)].map((match) =>
@@ -283,7 +343,7 @@ export class Analysis {
     if (content === ANY) return UNSURE;
     if (content instanceof Source) {
       // JSON null gives no value, but not to an object node (it fails there)
-      const head = content.text.replace(/^[ \t\n\r]+/, "").slice(0, 1);
+      const head = firstAfterSpace(content.origin, content.origin[1] + content.text.length);
       const maybeNull = node.type !== "object" && (head === "" || head === "n");
       return outcome(maybeNull, new JSONText(content.text, [content.origin]));
     }
@@ -369,11 +429,21 @@ export class Analysis {
       }
     }
     if (whole && !content.mayEnd && content.tails.length > 0) {
-      const part = itemValue(merged(content.tails.map((tail) => this.node(node.items, tail))));
+      const part = itemValue(merged(content.tails.map((tail) => this.candidate(node.items, tail))));
       if (part !== UNKNOWN) value.push(part);
     }
     return outcome(false, value);
   }
+}
+
+/** The first character of the text from `start` to `end` of a buffer that is not JSON whitespace, "" when there is
+ * none: read from the buffer (reading a character of a text made by joining two flattens it: a copy). */
+function firstAfterSpace([buffer, start], end) {
+  for (let index = start; index < end; index++) {
+    const unit = buffer.unit(index);
+    if (!" \t\n\r".includes(unit)) return unit;
+  }
+  return "";
 }
 
 /** Texts of one buffer from one offset are prefixes of one another: what a text node makes of several of them,

@@ -38,7 +38,7 @@ export class Stream {
   #analysis;
   #message = null;
   #ended = new Set();
-  #texts = new Map(); // values being sent as JSON text: path -> [what was sent, the JSONText]
+  #texts = new Map(); // values being sent as JSON text: path -> [how much was sent, the JSONText]
   #held = ""; // the first half of a code point whose second half has not arrived
   #finished = false;
 
@@ -71,10 +71,11 @@ export class Stream {
     const deltas = [];
     for (const [path, source] of texts) {
       // [STREAM-7] "json": a value that grows as its text
-      let sent = this.#texts.has(path) ? this.#texts.get(path)[0] : "";
-      if (source.text.length > sent.length && source.text.startsWith(sent)) {
-        deltas.push({ op: "json", path, text: source.text.slice(sent.length) });
-        sent = source.text;
+      let sent = this.#texts.has(path) ? this.#texts.get(path)[0] : 0;
+      if (source.text.length > sent) {
+        // it begins with what was sent ([STREAM-3])
+        deltas.push({ op: "json", path, text: source.text.slice(sent) });
+        sent = source.text.length;
       }
       this.#texts.set(path, [sent, source]);
     }
@@ -96,14 +97,15 @@ export class Stream {
 
   /** The rest of a value's JSON text, now that its value is known: read where its text starts. */
   #closeText(path, value) {
-    const [sent, source] = this.#texts.get(path);
+    const [length, source] = this.#texts.get(path);
     this.#texts.delete(path);
+    const sent = source.text.slice(0, length);
     for (const [buffer, start] of source.origins) {
       const { text } = buffer;
       if (!text.startsWith(sent, start)) continue;
       const found = jsonValueAt(text, start);
       if (found !== null && jsonEqual(found.value, value)) {
-        const rest = found.end - start > sent.length ? text.slice(start + sent.length, found.end) : "";
+        const rest = found.end - start > length ? text.slice(start + length, found.end) : "";
         return rest ? [{ op: "json", path, text: rest }] : [];
       }
     }

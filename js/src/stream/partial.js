@@ -72,10 +72,16 @@ export function meet(first, second) {
   if (first === UNKNOWN || second === UNKNOWN) return UNKNOWN;
   if (first instanceof JSONText || second instanceof JSONText) {
     if (!(first instanceof JSONText && second instanceof JSONText)) return UNKNOWN;
-    return new JSONText(commonPrefix(first.text, second.text), [...first.origins, ...second.origins]);
+    // texts that begin where one text begins are prefixes of one another: the shorter, without comparing them
+    const text = first.origins.some((origin) => second.origins.some((other) => sameSpan(origin, other)))
+      ? shorter(first.text, second.text)
+      : commonPrefix(first.text, second.text);
+    return new JSONText(text, [...first.origins, ...second.origins]);
   }
   if (isText(first) && isText(second)) {
     if (typeof first === "string" && typeof second === "string" && first === second) return first;
+    if (first instanceof OpenText && second instanceof OpenText && sameSpan(first.source, second.source))
+      return first.text.length <= second.text.length ? first : second; // spans of one text: the shorter
     return new OpenText(commonPrefix(textOf(first), textOf(second)));
   }
   if (isObject(first) && isObject(second)) {
@@ -103,6 +109,9 @@ export function meet(first, second) {
     return first;
   return UNKNOWN;
 }
+
+const sameSpan = (one, other) => one !== null && other !== null && one[0] === other[0] && one[1] === other[1];
+const shorter = (one, other) => (one.length <= other.length ? one : other);
 
 /** The longest common prefix of two strings, not cutting a code point in two. Native comparisons only: the
  * usual case, one a prefix of the other, is one `startsWith`; otherwise a binary search. */

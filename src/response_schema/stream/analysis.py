@@ -134,6 +134,10 @@ def merged(outcomes: list[Outcome]) -> Outcome:
     return Outcome(none, value)
 
 
+CUT = 256  # characters: a longer text that is one of several candidates is read only as far as cost allows (``cut``)
+KEPT = 16  # feeds: how many outcomes of a node on one open text are remembered (``cut``)
+
+
 class Analysis:
     """One stream's analysis: ``run(buffer)`` gives the root's outcome for the output received so far."""
 
@@ -142,11 +146,14 @@ class Analysis:
         self._memo: dict[Any, Any] = {}  # each pattern's program, and whether a node holds JSON text
         self._states: dict[tuple[Any, ...], Any] = {}
         self._used: dict[tuple[Any, ...], Any] = {}
+        self._opened: dict[tuple[Any, ...], list[tuple[int, Outcome]]] = {}  # a node's outcomes on an open text
+        self._opened_now: dict[tuple[Any, ...], list[tuple[int, Outcome]]] = {}
 
     def run(self, buffer: Buffer) -> Outcome:
-        self._used = {}
+        self._used, self._opened_now = {}, {}
         outcome = self.node(self.root, Open(buffer, 0))
         self._states = self._used  # what this feed did not use is never used again
+        self._opened = self._opened_now
         return outcome
 
     def _state(self, key: tuple[Any, ...], make: Any) -> Any:
@@ -172,16 +179,56 @@ class Analysis:
     def node(self, node: Node, content: Any) -> Outcome:
         if node.has_const:  # [CONST-1]; a const null gives no value under a string ([OBJ-2])
             return Outcome(True, NOTHING) if node.const is None else Outcome(False, node.const)
-        if isinstance(content, Exact) and not (content.origin and self.holds_text(node)):
+        if isinstance(content, Exact):
             if content.origin is None:
                 return self.exact(node, content.value)
-            outcome: Outcome = self._state(("exact", id(node), content), lambda: self.exact(node, content.value))
+            # a text of the output, known whole: what is done with it is done once, not on every feed
+            outcome: Outcome = self._state(("exact", id(node), content), lambda: self.known(node, content))
             return outcome
         if content is ANY:
             return UNSURE
+        outcome = self.described(node, content)
+        if isinstance(content, Open) and content.end is None:
+            self._remember(node, content, outcome)
+        return outcome
+
+    def known(self, node: Node, content: Exact) -> Outcome:
+        if not self.holds_text(node):
+            return self.exact(node, content.value)
+        return self.described(node, content)  # read here, so that the texts sent as JSON text are found
+
+    def described(self, node: Node, content: Any) -> Outcome:
         if node.has_stages:
             return merged([self.typed(node, each) for each in self.stages(node, content)])
         return self.typed(node, content)
+
+    def candidate(self, node: Node, content: Any) -> Outcome:
+        """The node on one of several contents the output may give it (the next item of an iterator). A long text
+        known whole, cut from a text still open (the call ends here if the output does), is not read again: its
+        outcome is the node's outcome on that open text when the output ended at or before the cut, which was the
+        meet over every text beginning there, this one included (sound, [STREAM-6]; it may send less). Reading
+        each such text whole would cost its length on every feed that cuts it anew: quadratic in a long call."""
+        if isinstance(content, Exact) and content.origin is not None:
+            length = content.text_length()
+            if length is not None and length > CUT:
+                buffer, start = content.origin
+                key = (id(node), buffer, start)
+                for at, outcome in reversed(self._opened_now.get(key) or self._opened.get(key, [])):
+                    if at <= start + length:
+                        return outcome
+        return self.node(node, content)
+
+    def _remember(self, node: Node, content: Open, outcome: Outcome) -> None:
+        key = (id(node), content.buffer, content.base)
+        kept = self._opened_now.get(key)
+        if kept is None:
+            kept = self._opened_now[key] = list(self._opened.get(key, ()))
+        at = content.buffer.length
+        if kept and kept[-1][0] == at:
+            kept[-1] = (at, outcome)
+        else:
+            kept.append((at, outcome))
+            del kept[:-KEPT]
 
     def exact(self, node: Node, value: Any) -> Outcome:
         """The one-shot walk on content known whole."""
@@ -244,6 +291,10 @@ class Analysis:
         if content is NO_MATCH or content is ANY:
             return [content]
         if json_text(node):
+            if isinstance(content, Exact) and content.origin is not None:
+                length = content.text_length()
+                if length is not None and length > CUT:  # not parsed on every feed: its text is what is sent,
+                    content = Open(*content.origin, content.origin[1] + length)  # whether it parses or not (sound)
             return self.source(node, content)
         if isinstance(content, Exact) and node.iterator is not None and content.origin and self.holds_text(node):
             if not isinstance(content.value, str):
@@ -441,7 +492,7 @@ class Analysis:
                 else:
                     value.append(part)
         if complete and not content.may_end and content.tails:
-            part = item_value(merged([self.node(node.items, tail) for tail in content.tails]))
+            part = item_value(merged([self.candidate(node.items, tail) for tail in content.tails]))
             if part is not UNKNOWN:
                 value.append(part)
         return Outcome(False, value)
