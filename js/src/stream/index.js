@@ -74,7 +74,8 @@ export class Stream {
       let sent = this.#texts.has(path) ? this.#texts.get(path)[0] : 0;
       if (source.text.length > sent) {
         // it begins with what was sent ([STREAM-3])
-        deltas.push({ op: "json", path, text: source.text.slice(sent) });
+        const [buffer, start] = source.origins[0]; // where its text is: a piece of a joined text would copy it whole
+        deltas.push({ op: "json", path, text: buffer.slice(start + sent, start + source.text.length) });
         sent = source.text.length;
       }
       this.#texts.set(path, [sent, source]);
