@@ -94,6 +94,7 @@ function tokenize(text) {
       let value;
       try {
         value = JSON.parse(body);
+        if (!finite(value)) throw new SyntaxError("not JSON"); // [ARGS-7], [JSON-3]: then a raw string literal
       } catch {
         try {
           value = JSON.parse(`"${body.trimStart()}"`); // the deprecated bare-string literal, as jmespath.py
@@ -125,6 +126,12 @@ function tokenize(text) {
   }
   push("eof", "", text.length);
   return tokens;
+}
+
+/** Whether a parsed JSON value holds only finite numbers (`1e400` parses to an infinity, which is not JSON). */
+function finite(value) {
+  if (typeof value === "number") return Number.isFinite(value);
+  return value === null || typeof value !== "object" || Object.values(value).every(finite);
 }
 
 function closing(text, start, quote) {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from typing import Any
 import jmespath
 import jmespath.exceptions
 import jmespath.functions
+import jmespath.lexer
 import jmespath.visitor
 
 from .errors import SchemaError, pointer
@@ -61,7 +63,7 @@ _MAY_LEAVE_JSON = frozenset({"to_number", "sum", "avg"})
 @dataclass(frozen=True, eq=False)
 class Transform:
     """A compiled JMESPath transform ([ARGS-3]); ``checked`` when its result must be checked to be JSON
-    ([ARGS-5]): it calls a function of _MAY_LEAVE_JSON or holds a literal that is not JSON (`` `NaN` ``)."""
+    ([ARGS-5]): it calls a function of _MAY_LEAVE_JSON (its literals are JSON, [ARGS-7])."""
 
     parsed: Any  # jmespath's tree
     checked: bool
@@ -72,6 +74,36 @@ class Transform:
 
 
 Path = tuple[str | int, ...]
+
+
+def json_literals(expression: str) -> str:
+    """[ARGS-7] ``expression`` with its JSON literals read as this language reads JSON. ``jmespath`` reads a
+    literal with Python's ``json``, which takes ``NaN``, ``Infinity`` and ``1e400`` as numbers; such a literal is
+    not JSON ([JSON-3]), so it is JMESPath's deprecated raw string literal: its text, leading whitespace removed,
+    as the content of a JSON string (ValueError when that is not one either). The expression is rewritten with
+    that string; an expression whose literals are all JSON is returned as it is."""
+    if "`" not in expression:
+        return expression
+    try:
+        tokens = list(jmespath.lexer.Lexer().tokenize(expression))
+    except jmespath.exceptions.JMESPathError:
+        return expression  # compiling it says what is wrong
+    parts, at = [], 0
+    for token in tokens:
+        if token["type"] != "literal" or is_json_value(token["value"]):
+            continue
+        start = end = token["start"]  # the opening backtick; the closing one is the next that is not escaped
+        while expression[end := end + 1] != "`":
+            end += expression[end] == "\\"
+        text = expression[start + 1 : end].replace("\\`", "`")
+        end += 1
+        try:
+            value = json.loads(f'"{text.lstrip()}"')
+        except ValueError:
+            raise ValueError(f"the literal `{text}` is neither JSON nor a raw string ([ARGS-7])") from None
+        parts += [expression[at:start], "`" + json.dumps(value).replace("`", "\\`") + "`"]
+        at = end
+    return "".join(parts) + expression[at:]
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,8 +408,8 @@ class _Compiler:
             self.fail("invalid-transform", path, "transform must be a JMESPath expression string")
             return None
         try:
-            compiled = jmespath.compile(expression)
-        except jmespath.exceptions.JMESPathError as exc:
+            compiled = jmespath.compile(json_literals(expression))
+        except (jmespath.exceptions.JMESPathError, ValueError) as exc:
             self.fail("invalid-transform", path, f"invalid JMESPath expression: {exc}")
             return None
         checked = False
@@ -390,8 +422,6 @@ class _Compiler:
                     self.fail("invalid-transform", path, problem)
                     return None
                 checked = checked or ast["value"] in _MAY_LEAVE_JSON
-            elif ast.get("type") == "literal":
-                checked = checked or not is_json_value(ast["value"])
             stack.extend(child for child in ast.get("children", []) if isinstance(child, dict))
         return Transform(compiled.parsed, checked, compile_search(dict(compiled.parsed), _INTERPRETER))
 
