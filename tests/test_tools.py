@@ -175,3 +175,32 @@ def test_the_harness_sends_tools_through_the_protocol_and_the_kit_adapter(tmp_pa
     assert js.returncode == 0 and "50 pass, 1 unsupported" in js.stdout  # integer-digit-limit: not declared
     old = cli("conformance", "run", "--command", f"{adapter} --features regex-lookaround", "-k", "tools.json.")
     assert "9 unsupported" in old.stdout  # an implementation without typed-arguments is not sent tools
+
+
+def test_a_stream_sends_typed_json_arguments_when_their_text_closes() -> None:  # [TOOLS-7]
+    """Arguments streamed as JSON text, to a tool: typed and sent once their object closes, before the output ends
+    (they used to wait for finish, however early the call ended), and never before."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from library_formats import FAMILIES
+
+    checked = []
+    for family in FAMILIES:
+        parser = rs.compile(rs.schemas.load(family.name))
+        calls = (("get_weather", {"city": "Oslo", "days": "3"}), ("get_time", {"zone": "CET"}))
+        text = family.render(content="Checking.", calls=calls)
+        final = parser.parse(text, family.prefill, tools=WEATHER)
+        if '"3"}' not in text or arguments(final) != {"city": "Oslo", "days": 3}:
+            continue  # a format whose arguments are not JSON text
+        stream, sent_at = parser.stream(family.prefill, tools=WEATHER), None
+        for at, char in enumerate(text):
+            stream.feed(char)
+            assert part_of(stream.message, final), family.name
+            calls = (stream.message or {}).get("tool_calls") or [{}]
+            if sent_at is None and "arguments" in calls[0].get("function", {}):
+                sent_at = at
+                assert arguments(stream.message) == arguments(final)
+        closes = text.index('"3"}') + len('"3"}') - 1
+        if sent_at is not None and sent_at < text.index("get_time"):
+            checked.append(family.name)
+            assert sent_at >= closes, family.name  # not before the object closed
+    assert {"kimi-k2", "deepseek-v3", "mistral-v11"} <= set(checked), checked

@@ -248,3 +248,31 @@ test("a call longer than CUT streams its arguments as they arrive, each partial 
   stream.finish();
   assert.deepEqual(stream.message, result);
 });
+
+test("arguments streamed as JSON text to a tool are typed and sent when their object closes ([TOOLS-7])", () => {
+  const schema = JSON.parse(readFileSync(new URL("../../src/response_schema/schemas/kimi-k2.json", import.meta.url)));
+  const call = (name, index, args) =>
+    `<|tool_call_begin|>functions.${name}:${index}<|tool_call_argument_begin|>${JSON.stringify(args)}<|tool_call_end|>`;
+  const output =
+    "Checking.<|tool_calls_section_begin|>" +
+    call("get_weather", 0, { city: "Oslo", days: "3" }) +
+    call("get_time", 1, { zone: "CET" }) +
+    "<|tool_calls_section_end|>";
+  const tools = [{ name: "get_weather", parameters: { properties: { days: { type: "integer" } } } }];
+  const parser = compile(schema);
+  const result = parser.parse(output, { tools });
+  const stream = parser.stream({ tools });
+  let sentAt = null;
+  for (let at = 0; at < output.length; at++) {
+    stream.feed(output[at]);
+    const message = structuredClone(stream.message);
+    assert.ok(message === null || isPart(message, result), `${JSON.stringify(message)} is not a part`);
+    if (sentAt === null && message?.tool_calls?.[0]?.function?.arguments !== undefined) {
+      sentAt = at;
+      assert.deepEqual(message.tool_calls[0].function.arguments, { city: "Oslo", days: 3 });
+    }
+  }
+  assert.equal(sentAt, output.indexOf('"3"}') + 3); // with the brace that closes them, not before, not at the end
+  stream.finish();
+  assert.deepEqual(stream.message, result);
+});

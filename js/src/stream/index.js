@@ -12,7 +12,7 @@ import { put } from "../data.js";
 import { equal as jsonEqual } from "../jmespath.js";
 import { JsonFailure, readJson } from "../textparsers.js";
 import { Analysis, NOTHING } from "./analysis.js";
-import { UNKNOWN, complete, ended, grow, jsonTexts } from "./partial.js";
+import { JSONText, UNKNOWN, complete, ended, grow, jsonTexts } from "./partial.js";
 import { Buffer } from "./pike.js";
 
 /** `feed` or `finish` on a stream that has finished: a mistake in the calling code ([STREAM-5]). */
@@ -159,7 +159,8 @@ function typedCalls(value, tools) {
 function typedCall(call, tools) {
   const fn = isObject(call) ? call.function : undefined;
   if (!isObject(fn) || !Object.hasOwn(fn, "arguments")) return call;
-  const { name, arguments: args } = fn;
+  const { name } = fn;
+  const args = closed(fn.arguments);
   const knownName = typeof name === "string"; // an OpenText may still grow
   if (knownName && !tools.knows(name)) return call; // [TOOLS-3]: kept as parsed
   const held = shallow(call);
@@ -167,6 +168,24 @@ function typedCall(call, tools) {
   if (knownName && isObject(args) && complete(args)) held.function.arguments = tools.typedArguments(name, args);
   else delete held.function.arguments;
   return held;
+}
+
+/** Arguments sent as JSON text whose text so far is a whole object: its value, which no continuation changes (after
+ * the closing brace, only whitespace can follow in a text that parses, [JSON-1]); anything else as it is. Only a
+ * text that ends with a brace is parsed, so a long text is not read on every feed. */
+function closed(args) {
+  if (!(args instanceof JSONText)) return args;
+  const [buffer, start] = args.origins[0];
+  const end = start + args.text.length;
+  if (
+    !buffer
+      .slice(Math.max(end - 64, start), end)
+      .replace(/[ \t\n\r]+$/, "")
+      .endsWith("}")
+  )
+    return args;
+  const value = readJson(buffer.slice(start, end));
+  return value instanceof JsonFailure ? args : value;
 }
 
 const unescaped = (token) => token.replaceAll("~1", "/").replaceAll("~0", "~");

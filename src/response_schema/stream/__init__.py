@@ -14,7 +14,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from ..jsontext import json_equal
-from ..textparsers import NotJSON, json_value_at
+from ..textparsers import NotJSON, json_value_at, parse_json
 from .analysis import NOTHING, Analysis
 from .partial import UNKNOWN, JSONText, complete, ended, grow, json_texts, sent_value
 from .pike import Buffer
@@ -140,7 +140,7 @@ def _typed_call(call: Any, tools: Tools) -> Any:
     function = call.get("function") if isinstance(call, dict) else None
     if not isinstance(function, dict) or "arguments" not in function:
         return call
-    name, arguments = function.get("name"), function["arguments"]
+    name, arguments = function.get("name"), closed(function["arguments"])
     known_name = type(name) is str  # an OpenText may still grow
     if known_name and not tools.knows(str(name)):
         return call  # [TOOLS-3]: kept as parsed
@@ -151,6 +151,21 @@ def _typed_call(call: Any, tools: Tools) -> Any:
     else:
         del held["function"]["arguments"]
     return held
+
+
+def closed(arguments: Any) -> Any:
+    """Arguments sent as JSON text whose text so far is a whole object: its value, which no continuation changes
+    (after the closing brace, only whitespace can follow in a text that parses, [JSON-1]); anything else as it
+    is. Only a text that ends with a brace is parsed, so a long text is not read on every feed."""
+    if not isinstance(arguments, JSONText):
+        return arguments
+    text = arguments.text
+    if not text.piece(max(text.length - 64, 0)).rstrip(" \t\n\r").endswith("}"):
+        return arguments
+    try:
+        return parse_json(text.text)
+    except ValueError:  # not JSON yet, or too deep: the one-shot parse says which at the end
+        return arguments
 
 
 def apply(message: Any, delta: Delta) -> Any:
