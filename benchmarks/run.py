@@ -148,7 +148,7 @@ def bench_handwritten(groups: list[Group], rounds: int) -> dict[str, Any]:
 
 
 def bench_batch(groups: list[Group], sizes: list[int]) -> dict[str, Any]:
-    """8. Parser.parse_many against a loop of Parser.parse on the same outputs (every family's inputs, cycled),
+    """8. Parser.parse_many against a loop of Parser.parse on the same outputs (the Qwen3 corpus outputs, cycled),
     per output as the batch grows, and the bytes held per output at the batch's peak (tracemalloc, its own run)."""
     import tracemalloc
 
@@ -175,6 +175,29 @@ def bench_batch(groups: list[Group], sizes: list[int]) -> dict[str, Any]:
             "peak_bytes_per_output": peak / size,
         }
     return {"sizes": rows}
+
+
+def bench_mixed(groups: list[Group], total: int) -> dict[str, Any]:
+    """8. Throughput per core on ``total`` outputs of every family mixed, each parsed by its family's parser: a loop
+    of Parser.parse over them interleaved, and Parser.parse_many per family (a pipeline that batches by model).
+    One round each, after one pass over every distinct output."""
+    parsers = {group.id: response_schema.compile(group.schema) for group in groups}
+    distinct = [(parsers[group.id], test.text) for group in groups for test in group.tests]
+    for parser, text in distinct:
+        attempt(lambda parser=parser, text=text: parser.parse(text))
+    pairs = (distinct * (total // len(distinct) + 1))[:total]
+    batches: dict[int, tuple[Any, list[str]]] = {}
+    for parser, text in pairs:
+        batches.setdefault(id(parser), (parser, []))[1].append(text)
+    looped = median_time(lambda: [attempt(lambda p=p, t=t: p.parse(t)) for p, t in pairs], 1, warmup=0)
+    batched = median_time(lambda: [parser.parse_many(texts) for parser, texts in batches.values()], 1, warmup=0)
+    return {
+        "outputs": total,
+        "families": len(groups),
+        "distinct_outputs": len(distinct),
+        "loop_us": looped * 1e6 / total,
+        "parse_many_us": batched * 1e6 / total,
+    }
 
 
 SCALING_SCHEMA = next(group.schema for group in real_format_groups() if group.id == "fmt.qwen3")
@@ -323,6 +346,7 @@ def main() -> None:
         "compile": bench_compile(groups, rounds),
         "fuzz": bench_fuzz(3.0 if args.quick else 15.0),
         "batch": bench_batch(groups, [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000, 1_000_000]),
+        "mixed": bench_mixed(groups, 100_000 if args.quick else 1_000_000),
     }
     results["javascript"] = bench_javascript(groups, results["formats"], rounds)
     formats = results["formats"]
@@ -447,6 +471,13 @@ def main() -> None:
                 for size, row in batch["sizes"].items()
             ],
         )
+    )
+    mixed = results["mixed"]
+    print(
+        f"   {mixed['outputs']:,} outputs of {mixed['families']} families mixed ({mixed['distinct_outputs']} distinct),"
+        f" one core: a loop of Parser.parse {mixed['loop_us']:.1f} µs per output"
+        f" ({1e6 / mixed['loop_us']:,.0f} per second), parse_many per family {mixed['parse_many_us']:.1f} µs"
+        f" ({1e6 / mixed['parse_many_us']:,.0f} per second)"
     )
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
