@@ -406,6 +406,7 @@ function makeProgram(code, slots, anchored, literalTexts, names) {
     slots,
     anchored,
     literals: literalTexts,
+    starts: literalTexts === null ? null : new Set(literalTexts.map((text) => text[0])), // their first units
     names,
     reopens: reopens(code),
     total: total(code),
@@ -962,6 +963,9 @@ export class Search {
   }
 
   look(inst, pc, at) {
+    const { starts } = inst[1];
+    // no literal starts here: (?=...) fails and (?!...) holds, whatever follows
+    if (starts !== null && at < this.buffer.length && !starts.has(this.buffer.unit(at))) return inst[2];
     const key = `${pc}:${at}`;
     let condition = this.looks.get(key);
     if (condition === undefined) {

@@ -61,6 +61,11 @@ class Program:
         """The length of the longest of ``literals``: what a literal lookahead reads."""
         return max(map(len, self.literals or ("",)))
 
+    @cached_property
+    def starts(self) -> frozenset[str]:
+        """The first characters of ``literals``: a literal lookahead at any other character is decided."""
+        return frozenset(text[0] for text in self.literals or ())
+
 
 def compile_program(pattern: re.Pattern[str]) -> Program | None:
     """The program of ``pattern``, or None when it is opaque."""
@@ -860,7 +865,10 @@ class Search:
         return self._pending(condition)
 
     def _look(self, inst: tuple[Any, ...], at: int) -> bool | Condition:
-        key = (id(inst[1]), at, inst[2])
+        program = inst[1]
+        if program.literals is not None and at < self.buffer.length and self.buffer.char(at) not in program.starts:
+            return bool(inst[2])  # no literal starts here: (?=...) fails and (?!...) holds, whatever follows
+        key = (id(program), at, inst[2])
         condition = self._looks.get(key)
         if condition is None:
             condition = Lookahead(self.buffer, at, inst[1], inst[2], self.base)
