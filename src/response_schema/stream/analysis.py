@@ -134,8 +134,8 @@ def merged(outcomes: list[Outcome]) -> Outcome:
     return Outcome(none, value)
 
 
-CUT = 256  # characters: a longer text that is one of several candidates is read only as far as cost allows (``cut``)
-KEPT = 16  # feeds: how many outcomes of a node on one open text are remembered (``cut``)
+CUT = 256  # characters: a longer candidate text, cut from an open one, is not read whole (``candidate``)
+KEPT = 16  # feeds: how many outcomes of a node on one open text are remembered (``candidate``)
 
 
 class Analysis:
