@@ -2,6 +2,7 @@
 // powers of the specification's grammar, and an interpreter whose functions give the answers SPEC.md [ARGS-6]
 // pins (code points for strings, numbers by value, Python's to_string text).
 import { put } from "./data.js";
+import { finite } from "./textparsers.js";
 
 export class JMESPathSyntaxError extends Error {}
 export class JMESPathTypeError extends Error {}
@@ -126,12 +127,6 @@ function tokenize(text) {
   }
   push("eof", "", text.length);
   return tokens;
-}
-
-/** Whether a parsed JSON value holds only finite numbers (`1e400` parses to an infinity, which is not JSON). */
-function finite(value) {
-  if (typeof value === "number") return Number.isFinite(value);
-  return value === null || typeof value !== "object" || Object.values(value).every(finite);
 }
 
 function closing(text, start, quote) {

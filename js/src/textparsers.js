@@ -43,14 +43,18 @@ export function readJson(text) {
   } catch (error) {
     return new JsonFailure(false, error.message);
   }
+  return finite(value) ? value : new JsonFailure(false, "a number out of the range of a double");
+}
+
+/** Whether a value parsed by `JSON.parse` holds only finite numbers ([JSON-3]: `1e400` parses to an infinity). */
+export function finite(value) {
   const stack = [value];
   while (stack.length > 0) {
     const item = stack.pop();
-    if (typeof item === "number" && !Number.isFinite(item))
-      return new JsonFailure(false, "a number out of the range of a double");
+    if (typeof item === "number" && !Number.isFinite(item)) return false;
     if (item !== null && typeof item === "object") stack.push(...Object.values(item));
   }
-  return value;
+  return true;
 }
 
 const GEMMA_STRING = /<\|"\|>([\s\S]*?)<\|"\|>/g;
