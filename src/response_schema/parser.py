@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import batch
@@ -20,18 +20,25 @@ _WALK = Walk()  # stateless: one walk serves every parser
 
 class Parser:
     """A compiled response schema (``response_schema.compile``). Immutable, so reusable and safe to share between
-    threads. It pickles as its schema, so the same schema gives the same bytes in every process (``datasets``
-    fingerprints the functions it maps by their pickles), and unpickling compiles it again."""
+    threads (the fast path's code is made at the first parse; two threads may both make it, to the same effect).
+    It pickles as its schema, so the same schema gives the same bytes in every process (``datasets`` fingerprints
+    the functions it maps by their pickles), and unpickling compiles it again."""
 
     __slots__ = ("fast", "root", "schema", "walk")
 
     def __init__(self, schema: dict[str, Any], walk: Walk = _WALK) -> None:
         """``walk`` is the walk that parse uses: a ``Walk`` subclass may change a step (the fuzz tests plant
-        bugs this way). By default parse runs the fast path (fast.py), which computes what the walk does."""
+        bugs this way). By default parse runs the fast path (fast.py), which computes what the walk does; its code
+        is generated at the first parse, so a parser only walked or streamed (the harness) never pays for it."""
         self.root: Node = compile_schema(schema)
         self.schema = copied(schema)  # the compiled document, kept from the caller's later changes
         self.walk = walk
-        self.fast = compile_fast(self.root) if walk is _WALK else functools.partial(walk.node, self.root)
+        self.fast: Callable[[Any], Any] = self._first_fast if walk is _WALK else functools.partial(walk.node, self.root)
+
+    def _first_fast(self, content: Any) -> Any:
+        fast = compile_fast(self.root)
+        self.fast = fast
+        return fast(content)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Parser, (self.schema,) if self.walk is _WALK else (self.schema, self.walk))
