@@ -484,3 +484,30 @@ def test_every_library_output_streams_soundly_when_every_candidate_is_cut(monkey
     monkeypatch.setattr(analysis, "CUT", 0)
     for name, prefix, text in library_outputs():
         assert_streams_soundly(rs.compile(rs.schemas.load(name)), prefix, text, 1, (name, text))
+
+
+ARGS = {"type": "object", "x-regex": "ARGS(.*)", "x-parser": "json", "properties": {"a": {"type": "string"}}}
+JSON_TO_THE_END = rs.compile({"type": "object", "properties": {"args": ARGS}})
+
+
+@pytest.mark.parametrize(
+    "tail",
+    ["", "  \n", " trailing", ', "b": "x\\"}"}', "}"],
+    ids=["closed", "whitespace", "text", "more-keys", "stray-closer"],
+)
+def test_a_long_json_text_to_the_end_is_sent_when_it_closes(tail: str) -> None:  # [PARSER-2], [STREAM-3]
+    """A JSON object parsed from a match that runs to the end of the output, longer than ``CUT``: read by a scan that
+    keeps its place (``JSONScan``), not parsed whole on every feed. Its value is sent with the closing brace, kept
+    while only whitespace follows, and every partial value is a part of the result, or the stream ends in its
+    error; escaped quotes and brackets inside strings do not close it."""
+    body = ", ".join(f'"k{index}": "a \\" [{{ {index}"' for index in range(40))
+    output = 'ARGS {"a": "x", ' + body + "}" + tail
+    for size in (1, 4, 7):
+        assert_streams_soundly(JSON_TO_THE_END, "", output, size, (tail, size))
+    stream = JSON_TO_THE_END.stream()
+    close = len(output) - len(tail)
+    for at in range(close - 1):
+        stream.feed(output[at])
+        assert stream.message == {}, at
+    stream.feed(output[close - 1])
+    assert stream.message == JSON_TO_THE_END.parse(output[:close]) != {}

@@ -276,3 +276,41 @@ test("arguments streamed as JSON text to a tool are typed and sent when their ob
   stream.finish();
   assert.deepEqual(stream.message, result);
 });
+
+test("a long JSON text to the end of the output is sent when it closes, escapes and all ([PARSER-2])", () => {
+  const parser = compile({
+    type: "object",
+    properties: {
+      args: { type: "object", "x-regex": "ARGS(.*)", "x-parser": "json", properties: { a: { type: "string" } } },
+    },
+  });
+  const entries = Array.from({ length: 40 }, (_, index) => `"k${index}": "a \\" [{ ${index}"`);
+  for (const tail of ["", "  \n", " trailing", ', "b": "x\\"}"}', "}"]) {
+    const output = `ARGS {"a": "x", ${entries.join(", ")}}${tail}`;
+    const close = output.length - tail.length;
+    let result = null;
+    try {
+      result = parser.parse(output);
+    } catch (error) {
+      if (!(error instanceof ParseError)) throw error;
+    }
+    for (const size of [1, 4, 7]) {
+      const stream = parser.stream();
+      let previous = null;
+      for (let at = 0; at < output.length; at += size) {
+        stream.feed(output.slice(at, at + size));
+        const message = structuredClone(stream.message);
+        assert.ok(previous === null || isPart(previous, message), "retracted");
+        if (result !== null) assert.ok(isPart(message, result), `${JSON.stringify(message)} is not a part`);
+        if (size === 1 && at < close - 1) assert.deepEqual(message, {}, `sent at ${at}`);
+        if (size === 1 && at === close - 1) assert.deepEqual(message, parser.parse(output.slice(0, close)));
+        previous = message;
+      }
+      if (result === null) assert.throws(() => stream.finish(), ParseError);
+      else {
+        stream.finish();
+        assert.deepEqual(stream.message, result);
+      }
+    }
+  }
+});

@@ -251,6 +251,10 @@ export class Analysis {
       );
       return matches.length > 0 ? [new Items(matches, [], true)] : [NO_MATCH]; // [ITER-2], [ITER-4]
     }
+    if (content instanceof Exact && this.openJson(node, content)) {
+      const [buffer, start] = content.origin;
+      return [this.parsed(node, new Open(buffer, start, buffer.length))];
+    }
     if (content instanceof Exact) {
       const found = this.state(`stages:${idOf(node)}:${idOf(content)}`, () => [
         this.exactStages(node, content.value),
@@ -331,9 +335,30 @@ export class Analysis {
    * yet. */
   parsed(node, content) {
     if (!(content instanceof Open)) return null; // [NODE-4]
-    if (node.parser !== "json" || node.transform !== null) return ANY;
-    const { text } = content;
-    return !node.allowNonJson && jsonComplete(text) ? this.exactStages(node, text) : ANY;
+    if (node.parser !== "json" || node.transform !== null || node.allowNonJson) return ANY;
+    if (content.end !== null && content.end !== content.buffer.length) return this.completeJson(node, content.text);
+    const scan = this.state(
+      `json:${idOf(node)}:${idOf(content.buffer)}:${content.base}`,
+      () => new JSONScan(content.buffer, content.base),
+    );
+    return scan.advance((text) => this.completeJson(node, text));
+  }
+
+  /** Whether `content` is a long JSON text that only `parsed` reads and that runs to the end of what arrived (a
+   * match that ends if the output does): it is read as the open text it begins, by the scan that text keeps
+   * (`JSONScan`), not parsed whole on every feed. Sound: an open text may give more than the text that ends
+   * here (and the match that goes on is most often an alternative beside it anyway). */
+  openJson(node, content) {
+    const plain = node.iterator === null && node.keyValue === null && node.transform === null;
+    if (!plain || node.parser !== "json" || content.origin === null || typeof content.value !== "string") {
+      return false;
+    }
+    const [buffer, start] = content.origin;
+    return content.value.length > CUT && start + content.value.length === buffer.length;
+  }
+
+  completeJson(node, text) {
+    return jsonComplete(text) ? this.exactStages(node, text) : ANY;
   }
 
   // The types, on what the stages left.
@@ -719,6 +744,69 @@ class Iterator {
     const tails = entries.map((entry) => matchValue(this.program, buffer, entry));
     if (more && !this.search.anchored) tails.push(ANY);
     return new Items([...this.known], tails, more);
+  }
+}
+
+/** [PARSER-2] on a text still open, read once per character, as `tooDeep` reads brackets and strings: while the
+ * object, array or string it begins with is open, no parse can succeed; when it closes, the text is parsed once,
+ * and that stays the answer while only whitespace follows ([JSON-1]); after anything else no continuation
+ * parses. A text that begins with a number or a literal is parsed on every feed (it is short, or fails at
+ * once); one that begins otherwise never parses. */
+class JSONScan {
+  constructor(buffer, base) {
+    this.buffer = buffer;
+    this.base = base;
+    this.at = base; // read up to here
+    this.depth = 0;
+    this.string = false;
+    this.skip = 0; // a backslash escapes the character before it
+    this.outcome = null; // once the value closed: its parse, until more than whitespace follows
+  }
+
+  advance(complete) {
+    const { buffer, base } = this;
+    if (this.at === base) {
+      const first = /[^ \t\n\r]/.exec(buffer.slice(base));
+      if (first === null) return ANY; // only whitespace so far
+      if (!'{["'.includes(first[0])) {
+        // a number or a literal; anything else never parses
+        return "-0123456789tfn".includes(first[0]) ? complete(buffer.slice(base)) : ANY;
+      }
+    }
+    const offset = this.at;
+    const piece = buffer.slice(offset);
+    this.at = buffer.length;
+    if (this.outcome !== null) {
+      if (/[^ \t\n\r]/.test(piece)) this.outcome = ANY; // [JSON-1]: nothing but whitespace may follow the value
+      return this.outcome;
+    }
+    const tokens = /[[\]{}"\\]/g;
+    for (let token = tokens.exec(piece); token !== null; token = tokens.exec(piece)) {
+      const index = offset + token.index;
+      if (index < this.skip) continue;
+      const char = token[0];
+      if (this.string) {
+        if (char === "\\") {
+          this.skip = index + 2;
+          continue;
+        }
+        this.string = char !== '"';
+      } else if (char === '"') {
+        this.string = true;
+      } else if (char === "\\") {
+        this.outcome = ANY; // a backslash outside a string: never JSON
+        return ANY;
+      } else {
+        this.depth += "[{".includes(char) ? 1 : -1;
+      }
+      if (this.depth <= 0 && !this.string) {
+        // the value closed (or a stray closer: it fails at once)
+        this.outcome = complete(buffer.slice(base, index + 1));
+        if (/[^ \t\n\r]/.test(piece.slice(index + 1 - offset))) this.outcome = ANY;
+        return this.outcome;
+      }
+    }
+    return ANY;
   }
 }
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -301,6 +302,9 @@ class Analysis:
                 return []  # [NODE-4]
             matches = [spanned_value(match, content.origin) for match in node.iterator.finditer(content.value)]
             return [Items(tuple(matches), (), True)] if matches else [NO_MATCH]  # [ITER-2], [ITER-4]
+        if isinstance(content, Exact) and self.open_json(node, content):
+            buffer, start = content.origin  # type: ignore[misc]
+            return [self.parsed(node, Open(buffer, start, buffer.length))]
         if isinstance(content, Exact):
             found = self._state(("stages", id(node), content), lambda: [self.exact_stages(node, content.value)])[0]
             return [] if found is None else [found]
@@ -386,13 +390,29 @@ class Analysis:
 
     def parsed(self, node: Node, content: Any) -> Any:
         """[PARSER-2] on an open string: JSON text that no continuation changes is parsed; anything else is not
-        known yet."""
+        known yet. An object, array or string text is parsed once, when it closes (``JSONScan``)."""
         if not isinstance(content, Open):
             return None  # [NODE-4]
-        if node.parser != "json" or node.transform is not None:
+        if node.parser != "json" or node.transform is not None or node.allow_non_json:
             return ANY
-        text = content.text
-        return self.exact_stages(node, text) if not node.allow_non_json and json_complete(text) else ANY
+        if content.end is not None and content.end != content.buffer.length:
+            return self.complete_json(node, content.text)
+        scan = self._state(("json", id(node), content.buffer, content.base), lambda: JSONScan(content))
+        return scan.advance(lambda text: self.complete_json(node, text))
+
+    def open_json(self, node: Node, content: Exact) -> bool:
+        """Whether ``content`` is a long JSON text that only ``parsed`` reads and that runs to the end of what
+        arrived (a match that ends if the output does): it is read as the open text it begins, by the scan that
+        text keeps (``JSONScan``), not parsed whole on every feed. Sound: an open text may give more than the text
+        that ends here (and the match that goes on is most often an alternative beside it anyway)."""
+        plain = node.iterator is None and node.key_value is None and node.mapping is None and node.mapping_regex is None
+        if not plain or node.parser != "json" or node.transform is not None or content.origin is None:
+            return False
+        length = content.text_length()
+        return length is not None and length > CUT and content.origin[1] + length == content.origin[0].length
+
+    def complete_json(self, node: Node, text: str) -> Any:
+        return self.exact_stages(node, text) if json_complete(text) else ANY
 
     # The types, on what the stages left.
 
@@ -788,6 +808,63 @@ class Iterator:
         if more and not self.search.anchored:
             tails += (ANY,)
         return Items(tuple(self.known), tails, more)
+
+
+class JSONScan:
+    """[PARSER-2] on a text still open, read once per character, as ``too_deep`` reads brackets and strings: while
+    the object, array or string it begins with is open, no parse can succeed; when it closes, the text is parsed
+    once, and that stays the answer while only whitespace follows ([JSON-1]); after anything else no
+    continuation parses. A text that begins with a number or a literal is parsed on every feed (it is short, or
+    fails at once); one that begins otherwise never parses."""
+
+    __slots__ = ("at", "depth", "outcome", "skip", "source", "string")
+
+    def __init__(self, source: Open) -> None:
+        self.source, self.at = source, source.base  # read up to ``at``
+        self.depth, self.string, self.skip = 0, False, 0  # ``skip``: a backslash escapes the character before it
+        self.outcome: Any = None  # once the value closed: its parse, until more than whitespace follows
+
+    def advance(self, complete: Callable[[str], Any]) -> Any:
+        buffer, base = self.source.buffer, self.source.base
+        if self.at == base:
+            start = _FIRST.search(buffer.slice(base))
+            if start is None:
+                return ANY  # only whitespace so far
+            if start.group() not in '{["':  # a number or a literal; anything else never parses
+                return complete(buffer.slice(base)) if start.group() in "-0123456789tfn" else ANY
+        piece, offset = buffer.slice(self.at), self.at
+        self.at = buffer.length
+        if self.outcome is not None:
+            if piece.strip(" \t\n\r"):
+                self.outcome = ANY  # [JSON-1]: nothing but whitespace may follow the value
+            return self.outcome
+        for token in _JSON_TOKENS.finditer(piece):
+            index = offset + token.start()
+            if index < self.skip:
+                continue
+            char = token.group()
+            if self.string:
+                if char == "\\":
+                    self.skip = index + 2
+                    continue
+                self.string = char != '"'
+            elif char == '"':
+                self.string = True
+            elif char == "\\":
+                self.outcome = ANY  # a backslash outside a string: never JSON
+                return ANY
+            else:
+                self.depth += 1 if char in "[{" else -1
+            if self.depth <= 0 and not self.string:  # the value closed (or a stray closer: it fails at once)
+                self.outcome = complete(buffer.slice(base, index + 1))
+                if piece[index + 1 - offset :].strip(" \t\n\r"):
+                    self.outcome = ANY
+                return self.outcome
+        return ANY
+
+
+_FIRST = re.compile(r"[^ \t\n\r]")
+_JSON_TOKENS = re.compile(r'[\[\]{}"\\]')
 
 
 def json_complete(text: str) -> bool:
