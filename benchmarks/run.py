@@ -147,6 +147,67 @@ def bench_handwritten(groups: list[Group], rounds: int) -> dict[str, Any]:
     return {"families": rows, "max_fast_ratio": max(row["fast_ratio"] for row in rows.values())}
 
 
+def recorded_work(schema: Any, inputs: list[str]) -> list[tuple[Callable[..., Any], tuple[Any, ...], bool]]:
+    """The regex calls and JSON parses the fast path makes on ``inputs``, in order: (function, arguments, whether its
+    result is an iterator to consume). Recorded by compiling the schema with its regex methods and ``parsed``
+    wrapped (fast.py binds them as names of the generated code)."""
+    from response_schema import fast, walk
+
+    calls: list[tuple[Callable[..., Any], tuple[Any, ...], bool]] = []
+
+    def recording(function: Callable[..., Any], consume: bool) -> Callable[..., Any]:
+        def record(*args: Any) -> Any:
+            calls.append((function, args, consume))
+            result = function(*args)
+            return list(result) if consume else result
+
+        return record
+
+    original = fast._Source.constant
+
+    def constant(self: Any, stem: str, value: Any) -> str:
+        return original(self, stem, recording(value, stem in "IP") if stem in "SXIP" else value)
+
+    fast._Source.constant = constant  # type: ignore[method-assign]
+    fast._HELPERS["parsed"] = recording(walk.parsed, False)
+    try:
+        parser = response_schema.compile(schema)
+        for text in inputs:
+            attempt(lambda text=text: parser.parse(text))
+    finally:
+        fast._Source.constant = original  # type: ignore[method-assign]
+        fast._HELPERS["parsed"] = walk.parsed
+    return calls
+
+
+def bench_schema_work(groups: list[Group], rounds: int) -> dict[str, Any]:
+    """2b. The schema's own work: every regex call and JSON parse the fast path makes on a family's inputs, replayed
+    from a list with nothing around them (no node functions, no values built, no transform). Any implementation
+    that keeps the schema's regexes pays at least this; the fast path's time over it is what the Python around
+    that work costs."""
+    rows = {}
+    for group in groups:
+        inputs = [test.text for test in group.tests]
+        calls = recorded_work(group.schema, inputs)
+
+        def replay(calls: list[Any] = calls) -> None:
+            for function, args, consume in calls:
+                try:
+                    result = function(*args)
+                except Exception:  # a parse that fails costs its time too
+                    continue
+                if consume:
+                    list(result)
+
+        parser = response_schema.compile(group.schema)
+        fast_us = per_output(parser.parse, inputs, rounds)
+        work_us = median_time(replay, rounds) * 1e6 / len(inputs)
+        rows[group.id] = {"calls": len(calls) / len(inputs), "fast_us": fast_us, "work_us": work_us}
+    total_fast = sum(row["fast_us"] for row in rows.values())
+    total_work = sum(row["work_us"] for row in rows.values())
+    return {"families": rows, "fast_over_work": total_fast / total_work, "work_share": total_work / total_fast}
+
+
 def bench_batch(groups: list[Group], sizes: list[int]) -> dict[str, Any]:
     """8. Parser.parse_many against a loop of Parser.parse on the same outputs (the Qwen3 corpus outputs, cycled),
     per output as the batch grows, and the bytes held per output at the batch's peak (tracemalloc, its own run)."""
@@ -341,6 +402,7 @@ def main() -> None:
         },
         "formats": bench_formats(groups, rounds),
         "handwritten": bench_handwritten(groups, rounds),
+        "schema_work": bench_schema_work(groups, rounds),
         "scaling": bench_scaling(sizes, rounds),
         "harness": bench_harness(max(3, rounds // 5)),
         "compile": bench_compile(groups, rounds),
@@ -398,6 +460,27 @@ def main() -> None:
         )
     )
     print(f"   largest fast / hand-written: {floor['max_fast_ratio']:.2f}\n")
+    work = results["schema_work"]
+    print(
+        table(
+            "2b. The fast path vs its schema's own regex calls and JSON parses, replayed with nothing around them",
+            ["family", "calls per output", "fast µs", "regex + JSON µs", "fast / work"],
+            [
+                [
+                    name,
+                    f"{row['calls']:.1f}",
+                    f"{row['fast_us']:.1f}",
+                    f"{row['work_us']:.1f}",
+                    f"{row['fast_us'] / row['work_us']:.2f}",
+                ]
+                for name, row in work["families"].items()
+            ],
+        )
+    )
+    print(
+        f"   all families: fast / work {work['fast_over_work']:.2f}; the regexes and JSON are "
+        f"{work['work_share']:.0%} of the fast path's time\n"
+    )
     scaling = results["scaling"]
     print(
         table(
