@@ -511,3 +511,38 @@ def test_a_long_json_text_to_the_end_is_sent_when_it_closes(tail: str) -> None: 
         assert stream.message == {}, at
     stream.feed(output[close - 1])
     assert stream.message == JSON_TO_THE_END.parse(output[:close]) != {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "b\\"}", "c": [1, {"d": null}]}',
+        ' [1, "]", 2] ',
+        '"str\\\\" x',
+        "  true ",
+        " false x",
+        "nul",
+        "null",
+        "truex",
+        "falsey",
+        "-3.5e7",
+        "12 ",
+        "the answer",
+        '{"a": 1}}',
+        '{"a": 1} \n',
+        "\\{",
+        "{]",
+        "[[[]]]",
+    ],
+)
+def test_the_json_scan_of_an_open_text_agrees_with_parsing_every_prefix(text: str) -> None:  # [PARSER-2]
+    """``JSONScan`` says a text is complete JSON exactly when parsing what arrived says so, after every chunk."""
+    from response_schema.stream.analysis import ANY, JSONScan, Open, json_complete
+
+    for size in (1, 3):
+        buffer = Buffer()
+        scan = JSONScan(Open(buffer, 0))
+        for at in range(0, len(text), size):
+            buffer.grow(text[at : at + size])
+            got = scan.advance(lambda whole: "complete" if json_complete(whole) else ANY)
+            assert (got == "complete") == json_complete(buffer.text), (buffer.text, size)

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import { files } from "./cases.js";
 import { FEATURES, OpenAIStream, ParseError, StreamFinished, apply, compile } from "../src/index.js";
 import { Pattern } from "../src/regex.js";
+import { JSONScan, jsonComplete } from "../src/stream/analysis.js";
 import { Buffer, Search, compileProgram } from "../src/stream/pike.js";
 
 const declared = new Set(FEATURES);
@@ -310,6 +311,41 @@ test("a long JSON text to the end of the output is sent when it closes, escapes 
       else {
         stream.finish();
         assert.deepEqual(stream.message, result);
+      }
+    }
+  }
+});
+
+const SCANNED = [
+  '{"a": "b\\"}", "c": [1, {"d": null}]}',
+  ' [1, "]", 2] ',
+  '"str\\\\" x',
+  "  true ",
+  " false x",
+  "nul",
+  "null",
+  "truex",
+  "falsey",
+  "-3.5e7",
+  "12 ",
+  "the answer",
+  '{"a": 1}}',
+  '{"a": 1} \n',
+  "\\{",
+  "{]",
+  "[[[]]]",
+];
+
+test("the JSON scan of an open text agrees with parsing every prefix of it ([PARSER-2])", () => {
+  for (const text of SCANNED) {
+    for (const size of [1, 3]) {
+      const buffer = new Buffer();
+      const scan = new JSONScan(buffer, 0);
+      for (let at = 0; at < text.length; at += size) {
+        buffer.grow(text.slice(at, at + size));
+        const seen = buffer.slice(0);
+        const got = scan.advance((whole) => (jsonComplete(whole) ? "complete" : null));
+        assert.equal(got === "complete", jsonComplete(seen), `${JSON.stringify(seen)} in chunks of ${size}`);
       }
     }
   }

@@ -750,9 +750,9 @@ class Iterator {
 /** [PARSER-2] on a text still open, read once per character, as `tooDeep` reads brackets and strings: while the
  * object, array or string it begins with is open, no parse can succeed; when it closes, the text is parsed once,
  * and that stays the answer while only whitespace follows ([JSON-1]); after anything else no continuation
- * parses. A text that begins with a number or a literal is parsed on every feed (it is short, or fails at
- * once); one that begins otherwise never parses. */
-class JSONScan {
+ * parses. `true`, `false` and `null` close at their last letter; a number may always go on, so a text that
+ * begins with one is never complete; one that begins otherwise never parses. */
+export class JSONScan {
   constructor(buffer, base) {
     this.buffer = buffer;
     this.base = base;
@@ -765,13 +765,10 @@ class JSONScan {
 
   advance(complete) {
     const { buffer, base } = this;
-    if (this.at === base) {
+    if (this.at === base && this.outcome === null) {
       const first = /[^ \t\n\r]/.exec(buffer.slice(base));
       if (first === null) return ANY; // only whitespace so far
-      if (!'{["'.includes(first[0])) {
-        // a number or a literal; anything else never parses
-        return "-0123456789tfn".includes(first[0]) ? complete(buffer.slice(base)) : ANY;
-      }
+      if (!'{["'.includes(first[0])) return this.literal(base + first.index, complete);
     }
     const offset = this.at;
     const piece = buffer.slice(offset);
@@ -808,11 +805,32 @@ class JSONScan {
     }
     return ANY;
   }
+
+  /** A text that does not begin with a bracket or a quote: complete once it holds a whole `true`, `false` or
+   * `null`; never, when it begins with a number (more digits may follow) or with what no literal begins with. */
+  literal(start, complete) {
+    const { buffer, base } = this;
+    const word = buffer.slice(start, start + 5);
+    const name = LITERALS.find((literal) => word.startsWith(literal));
+    if (name === undefined) {
+      if (!LITERALS.some((literal) => literal.startsWith(word))) {
+        this.outcome = ANY; // a number, or what never parses
+        this.at = buffer.length;
+      }
+      return ANY;
+    }
+    this.at = buffer.length;
+    this.outcome = complete(buffer.slice(base, start + name.length));
+    if (/[^ \t\n\r]/.test(buffer.slice(start + name.length))) this.outcome = ANY;
+    return this.outcome;
+  }
 }
+
+const LITERALS = ["true", "false", "null"];
 
 /** Whether `text` is JSON that no continuation can change: it parses, and it ends with a closing bracket, a
  * closing quote or a literal, so more text is only whitespace or makes it fail ([JSON-1]). */
-function jsonComplete(text) {
+export function jsonComplete(text) {
   const stripped = text.replace(/[ \t\n\r]+$/, "");
   if (stripped === "" || !'}]"el'.includes(stripped[stripped.length - 1])) return false;
   return !(readJson(text) instanceof JsonFailure);

@@ -814,8 +814,8 @@ class JSONScan:
     """[PARSER-2] on a text still open, read once per character, as ``too_deep`` reads brackets and strings: while
     the object, array or string it begins with is open, no parse can succeed; when it closes, the text is parsed
     once, and that stays the answer while only whitespace follows ([JSON-1]); after anything else no
-    continuation parses. A text that begins with a number or a literal is parsed on every feed (it is short, or
-    fails at once); one that begins otherwise never parses."""
+    continuation parses. ``true``, ``false`` and ``null`` close at their last letter; a number may always go on,
+    so a text that begins with one is never complete; one that begins otherwise never parses."""
 
     __slots__ = ("at", "depth", "outcome", "skip", "source", "string")
 
@@ -826,12 +826,12 @@ class JSONScan:
 
     def advance(self, complete: Callable[[str], Any]) -> Any:
         buffer, base = self.source.buffer, self.source.base
-        if self.at == base:
+        if self.at == base and self.outcome is None:
             start = _FIRST.search(buffer.slice(base))
             if start is None:
                 return ANY  # only whitespace so far
-            if start.group() not in '{["':  # a number or a literal; anything else never parses
-                return complete(buffer.slice(base)) if start.group() in "-0123456789tfn" else ANY
+            if start.group() not in '{["':
+                return self.literal(base + start.start(), complete)
         piece, offset = buffer.slice(self.at), self.at
         self.at = buffer.length
         if self.outcome is not None:
@@ -862,7 +862,26 @@ class JSONScan:
                 return self.outcome
         return ANY
 
+    def literal(self, start: int, complete: Callable[[str], Any]) -> Any:
+        """A text that does not begin with a bracket or a quote: complete once it holds a whole ``true``, ``false``
+        or ``null``; never, when it begins with a number (more digits may follow) or with what no literal begins
+        with."""
+        buffer, base = self.source.buffer, self.source.base
+        word = buffer.slice(start, start + 5)
+        name = next((name for name in _LITERALS if word.startswith(name)), None)
+        if name is None:
+            if not any(literal.startswith(word) for literal in _LITERALS):
+                self.outcome = ANY  # a number, or what never parses
+                self.at = buffer.length
+            return ANY
+        self.at = buffer.length
+        self.outcome = complete(buffer.slice(base, start + len(name)))
+        if buffer.slice(start + len(name)).strip(" \t\n\r"):
+            self.outcome = ANY
+        return self.outcome
 
+
+_LITERALS = ("true", "false", "null")
 _FIRST = re.compile(r"[^ \t\n\r]")
 _JSON_TOKENS = re.compile(r'[\[\]{}"\\]')
 
