@@ -766,7 +766,7 @@ export class JSONScan {
   advance(complete) {
     const { buffer, base } = this;
     if (this.at === base && this.outcome === null) {
-      const first = /[^ \t\n\r]/.exec(buffer.slice(base));
+      const first = NOT_SPACE.exec(buffer.slice(base));
       if (first === null) return ANY; // only whitespace so far
       if (!'{["'.includes(first[0])) return this.literal(base + first.index, complete);
     }
@@ -774,7 +774,7 @@ export class JSONScan {
     const piece = buffer.slice(offset);
     this.at = buffer.length;
     if (this.outcome !== null) {
-      if (/[^ \t\n\r]/.test(piece)) this.outcome = ANY; // [JSON-1]: nothing but whitespace may follow the value
+      if (NOT_SPACE.test(piece)) this.outcome = ANY; // [JSON-1]: nothing but whitespace may follow the value
       return this.outcome;
     }
     const tokens = /[[\]{}"\\]/g;
@@ -796,20 +796,24 @@ export class JSONScan {
       } else {
         this.depth += "[{".includes(char) ? 1 : -1;
       }
-      if (this.depth <= 0 && !this.string) {
-        // the value closed (or a stray closer: it fails at once)
-        this.outcome = complete(buffer.slice(base, index + 1));
-        if (/[^ \t\n\r]/.test(piece.slice(index + 1 - offset))) this.outcome = ANY;
-        return this.outcome;
-      }
+      // the value closed (or a stray closer: it fails at once)
+      if (this.depth <= 0 && !this.string) return this.closed(index + 1, complete);
     }
     return ANY;
+  }
+
+  /** The value ends at `end`: parsed once, and never complete if more than whitespace follows it. */
+  closed(end, complete) {
+    const { buffer, base } = this;
+    this.at = buffer.length;
+    this.outcome = NOT_SPACE.test(buffer.slice(end)) ? ANY : complete(buffer.slice(base, end));
+    return this.outcome;
   }
 
   /** A text that does not begin with a bracket or a quote: complete once it holds a whole `true`, `false` or
    * `null`; never, when it begins with a number (more digits may follow) or with what no literal begins with. */
   literal(start, complete) {
-    const { buffer, base } = this;
+    const { buffer } = this;
     const word = buffer.slice(start, start + 5);
     const name = LITERALS.find((literal) => word.startsWith(literal));
     if (name === undefined) {
@@ -819,14 +823,12 @@ export class JSONScan {
       }
       return ANY;
     }
-    this.at = buffer.length;
-    this.outcome = complete(buffer.slice(base, start + name.length));
-    if (/[^ \t\n\r]/.test(buffer.slice(start + name.length))) this.outcome = ANY;
-    return this.outcome;
+    return this.closed(start + name.length, complete);
   }
 }
 
 const LITERALS = ["true", "false", "null"];
+const NOT_SPACE = /[^ \t\n\r]/; // anything but JSON whitespace ([JSON-1])
 
 /** Whether `text` is JSON that no continuation can change: it parses, and it ends with a closing bracket, a
  * closing quote or a literal, so more text is only whitespace or makes it fail ([JSON-1]). */

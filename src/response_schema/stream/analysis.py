@@ -856,17 +856,21 @@ class JSONScan:
             else:
                 self.depth += 1 if char in "[{" else -1
             if self.depth <= 0 and not self.string:  # the value closed (or a stray closer: it fails at once)
-                self.outcome = complete(buffer.slice(base, index + 1))
-                if piece[index + 1 - offset :].strip(" \t\n\r"):
-                    self.outcome = ANY
-                return self.outcome
+                return self.closed(index + 1, complete)
         return ANY
+
+    def closed(self, end: int, complete: Callable[[str], Any]) -> Any:
+        """The value ends at ``end``: parsed once, and never complete if more than whitespace follows it."""
+        buffer = self.source.buffer
+        self.at = buffer.length
+        self.outcome = ANY if buffer.slice(end).strip(" \t\n\r") else complete(buffer.slice(self.source.base, end))
+        return self.outcome
 
     def literal(self, start: int, complete: Callable[[str], Any]) -> Any:
         """A text that does not begin with a bracket or a quote: complete once it holds a whole ``true``, ``false``
         or ``null``; never, when it begins with a number (more digits may follow) or with what no literal begins
         with."""
-        buffer, base = self.source.buffer, self.source.base
+        buffer = self.source.buffer
         word = buffer.slice(start, start + 5)
         name = next((name for name in _LITERALS if word.startswith(name)), None)
         if name is None:
@@ -874,11 +878,7 @@ class JSONScan:
                 self.outcome = ANY  # a number, or what never parses
                 self.at = buffer.length
             return ANY
-        self.at = buffer.length
-        self.outcome = complete(buffer.slice(base, start + len(name)))
-        if buffer.slice(start + len(name)).strip(" \t\n\r"):
-            self.outcome = ANY
-        return self.outcome
+        return self.closed(start + len(name), complete)
 
 
 _LITERALS = ("true", "false", "null")
