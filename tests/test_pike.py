@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from response_schema.stream.pike import TAIL, Buffer, Search, compile_program
+from response_schema.stream.pike import TAIL, Buffer, Memo, Search, compile_program
 
 ATOMS = ["a", "b", "<", ">", " ", "\\s", "\\d", "\\w", "[^<]", "[a-c]", ".", "\\n", "(?:ab|a)", "x"]
 ALPHABET = "ab< >1x\n_é"
@@ -130,3 +130,48 @@ def test_a_buffer_reads_as_its_whole_text_across_its_head_and_tail() -> None:
         index = rng.randrange(len(whole))
         assert buffer.char(index) == whole[index] and buffer.slice(index) == whole[index:]
     assert buffer.text == whole and buffer.slice(0) == whole
+
+
+def described(search: Search) -> list[Any]:
+    """A search's entries with each condition as what it is and where (objects differ between two searches)."""
+    return [
+        (pc, regs, sorted((type(c).__name__, c.position, getattr(c, "negate", None)) for c in conds))
+        for pc, regs, conds in search.entries
+    ]
+
+
+@pytest.mark.parametrize(("seed", "limit"), [(0, Memo.LIMIT), (1, Memo.LIMIT), (2, 30), (3, 30)])
+def test_the_steps_a_memo_takes_are_the_steps_the_vm_takes(seed: int, limit: int, monkeypatch: Any) -> None:
+    """``Memo`` (a lazy DFA over the VM's entries) gives the entries the VM itself gives, after every feed of every
+    chunking, including the conditions left open at the end of a feed; the memo of a program is shared by its
+    searches, so later texts run mostly on learned steps. A small limit makes it start again often."""
+    monkeypatch.setattr(Memo, "LIMIT", limit)
+    rng = random.Random(100 + seed)
+    learned = 0
+    for _ in range(150):
+        source = random_pattern(rng)
+        flags = re.DOTALL | rng.choice([0, 0, re.MULTILINE, re.ASCII])
+        try:
+            pattern = re.compile(source, flags)
+        except re.error:
+            continue
+        program = compile_program(pattern)
+        if program is None:
+            continue
+        for _ in range(8):
+            text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 30)))
+            anchored = rng.random() < 0.3
+            buffer = Buffer()
+            memo = Search(program, buffer, 0, 0, anchored=anchored)
+            plain = Search(program, buffer, 0, 0, anchored=anchored, memoize=False)
+            at = 0
+            while at < len(text):
+                size = rng.choice([1, 2, 3, 4, 7, 30])
+                buffer.grow(text[at : at + size])
+                at += size
+                memo.advance()
+                plain.advance()
+                assert described(memo) == described(plain), (source, text, buffer.length)
+                assert memo.idle == plain.idle and memo.matched == plain.matched
+        learned += sum(len(m.steps) for m in program.memos)
+    assert learned > (1000 if limit > 100 else 100)

@@ -91,6 +91,8 @@ UNKNOWN: Any = _Unknown()
 def meet(first: Any, second: Any) -> Any:
     """The most that two partial values both contain ([STREAM-6]): the common prefix of strings, the keys and
     items both have, equal scalars; UNKNOWN when they disagree on the kind of value."""
+    if first is second:  # a value holds no UNKNOWN and is equal to itself: it is its own meet
+        return first
     if first is UNKNOWN or second is UNKNOWN:
         return UNKNOWN
     if isinstance(first, JSONText) or isinstance(second, JSONText):

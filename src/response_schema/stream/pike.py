@@ -13,6 +13,7 @@ None: the stage is *opaque*, and its node sends nothing until the output is comp
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections.abc import Callable
@@ -45,7 +46,7 @@ def universal(char: str) -> bool:
     return True
 
 
-@dataclass
+@dataclass(eq=False)  # a program is itself only: hashed by identity (``Memo`` names hold them)
 class Program:
     code: list[tuple[Any, ...]]
     slots: int  # 2 per group, group 0 included
@@ -55,6 +56,7 @@ class Program:
     reopens: list[int] = field(default_factory=list)  # per pc: bitmask of groups whose start it can reach
     total: set[int] = field(default_factory=set)  # pcs from which every continuation reaches MATCH
     first: re.Pattern[str] | None = None  # the characters a match can begin with, when only literals can
+    memos: tuple[Memo, Memo] = field(default_factory=lambda: (Memo(), Memo()))  # the steps learned, by anchored
 
     @cached_property
     def longest(self) -> int:
@@ -66,9 +68,29 @@ class Program:
         """The first characters of ``literals``: a literal lookahead at any other character is decided."""
         return frozenset(text[0] for text in self.literals or ())
 
+    @cached_property
+    def kinds(self) -> dict[str, int]:
+        """Characters by kind, filled as they are met: two characters of a kind pass the same character tests,
+        are both newlines or not, both word characters or not, and both start a literal lookahead's text or not,
+        so a step reads them alike (``Memo``)."""
+        tests = list(dict.fromkeys(inst[1] for inst in self.code if inst[0] is CHAR))
+        starts = [inst[1].starts for inst in self.code if inst[0] is LOOK and inst[1].literals is not None]
+        word = _ascii_word if self.ascii else _word
+        signatures: dict[tuple[bool, ...], int] = {}
 
+        class Kinds(dict[str, int]):
+            def __missing__(self, char: str) -> int:
+                signature = (char == "\n", word(char), *(test(char) for test in tests), *(char in s for s in starts))
+                kind = self[char] = signatures.setdefault(signature, len(signatures))
+                return kind
+
+        return Kinds()
+
+
+@functools.lru_cache(maxsize=256)
 def compile_program(pattern: re.Pattern[str]) -> Program | None:
-    """The program of ``pattern``, or None when it is opaque."""
+    """The program of ``pattern``, or None when it is opaque; one program per pattern in a process, so what its
+    searches learn (``Memo``) serves every stream."""
     if pattern.flags & (re.IGNORECASE | re.LOCALE):
         return None
     try:
@@ -658,12 +680,89 @@ NONE: frozenset[Condition] = frozenset()
 Entry = tuple[int, tuple[Any, ...], frozenset[Condition]]  # (pc, or -1 for a match found; registers; conditions)
 
 
+class Memo:
+    """The steps a program's searches have taken, kept to be taken again (a lazy DFA with registers). A step reads
+    one character; from the same entries, on a character of the same kind with a next character of the same kind
+    (``Program.kinds``; no next character is a kind too), it gives the same entries. Entries are *named* by their
+    pcs, their registers (the position read as -1, the one before it as -2) and their conditions (numbers into
+    the name's templates, each a condition made at the position read), so a steady stretch of text (a long content
+    or thinking) repeats a few names, and a step is a dictionary look-up. A step that reads past the next character
+    is not kept. Only a name without conditions is a key: a feed's first step starts after they are decided."""
+
+    LIMIT = 4096  # steps and names kept; past it the memo starts again (a program's memo stays a few megabytes)
+
+    __slots__ = ("names", "steps")
+
+    def __init__(self) -> None:
+        self.names: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # each name once: its id is a key in ``steps``
+        # (id(name), kind, next kind) -> (that name, the next name, idle, whether it holds -3: two positions back)
+        self.steps: dict[tuple[int, int, int], tuple[Any, ...]] = {}
+
+    def name(self, entries: list[Entry], position: int) -> tuple[Any, ...] | None:
+        """The name of ``entries`` at ``position``; None when a thread holds a condition."""
+        before = position - 1
+        named = []
+        for pc, regs, conds in entries:
+            if conds:
+                return None
+            named.append((pc, tuple(-1 if r == position else -2 if r == before else r for r in regs), NONE))
+        name = (tuple(named), ())
+        if len(self.names) >= self.LIMIT:
+            self.steps, self.names = {}, {}
+        return self.names.setdefault(name, name)
+
+    def learn(self, key: tuple[int, int, int], name: tuple[Any, ...], search: Search, position: int) -> Any:
+        """Keep the step ``search`` just took from ``name`` to ``position``; the name it reached (None when the step
+        read too far)."""
+        if search._far:
+            return None
+        before, older = position - 1, position - 2
+        fix = False
+        named = []
+        numbers: dict[Condition, int] = {}
+        for pc, regs, conds in search.entries:
+            spelled = []
+            for r in regs:
+                if r == position:
+                    r = -1
+                elif r == before:
+                    r = -2
+                elif r == older:
+                    r, fix = -3, True
+                spelled.append(r)
+            named.append((pc, tuple(spelled), frozenset(numbers.setdefault(c, len(numbers)) for c in conds)))
+        templates = tuple(_template(condition) for condition in numbers)
+        if len(self.steps) >= self.LIMIT or len(self.names) >= self.LIMIT:
+            self.steps, self.names = {}, {}
+        reached = (tuple(named), templates)
+        reached = self.names.setdefault(reached, reached)
+        self.steps[key] = (name, reached, search.idle, fix)
+        return self.fixed(reached, position) if fix else reached
+
+    def fixed(self, name: tuple[Any, ...], position: int) -> tuple[Any, ...]:
+        """A learned name holding -3 (the position two back, which a name at the next step spells out)."""
+        older = position - 2
+        entries = tuple((pc, tuple(older if r == -3 else r for r in regs), conds) for pc, regs, conds in name[0])
+        spelled = (entries, name[1])
+        return self.names.setdefault(spelled, spelled)
+
+
+def _template(condition: Condition) -> tuple[Any, ...]:
+    """What makes a condition made at a position, the position aside (``Memo``)."""
+    if isinstance(condition, Boundary):
+        return (Boundary, condition.before, condition.want, condition.word, condition.empty)
+    if isinstance(condition, Lookahead):
+        return (Lookahead, condition.program, condition.negate)
+    return (type(condition),)
+
+
 class Search:
     """``pattern.search(text, start)`` on a text still arriving (``buffer.text[base:]`` so far), leftmost-first
     as Python's re: ``entries`` are the live threads and the matches found, in priority order. ``advance``
     reads what arrived since the last call."""
 
     __slots__ = (
+        "_far",
         "_looks",
         "anchored",
         "base",
@@ -671,6 +770,7 @@ class Search:
         "code",
         "entries",
         "idle",
+        "memoize",
         "must_advance",
         "pending",
         "position",
@@ -686,6 +786,7 @@ class Search:
         start: int,
         anchored: bool = False,
         must_advance: bool = False,
+        memoize: bool = True,
     ) -> None:
         self.program, self.code, self.buffer = program, program.code, buffer
         self.base, self.start, self.position = base, start, start
@@ -693,6 +794,8 @@ class Search:
         self.must_advance = must_advance  # after an empty match, a match at start must not be empty (finditer)
         self.pending: dict[Condition, None] = {}  # an ordered set
         self._looks: dict[tuple[int, int, bool], Condition] = {}
+        self.memoize = memoize  # take the steps ``Memo`` knows instead of running them
+        self._far = False  # the step read past the next character: ``Memo`` does not keep it
         self.entries = self._fresh(start)
         self.idle = not self.anchored  # no thread but a fresh start's
 
@@ -728,41 +831,103 @@ class Search:
             return
         self._resolve()
         text = self.buffer.slice(offset, end)  # what arrived since the last call
-        code, first = self.code, self.program.first
+        first, kinds = self.program.first, self.program.kinds
+        memo = self.program.memos[self.anchored] if self.memoize else None
+        state: tuple[Any, ...] | None = None  # the entries as ``Memo`` names them, while its steps run
+        stale = False  # ``entries`` are behind ``state``
         index = offset
         while index < end:
             if self.idle and first is not None:  # only a fresh start waits: skip to where one can begin
                 found = first.search(text, index - offset)
                 index = end if found is None else offset + found.start()
-                self.entries = self._fresh(index)
+                self.entries, state, stale = self._fresh(index), None, False
                 if index == end:
                     break
             char = text[index - offset]
-            out: list[Entry] = []
-            seen: dict[int, list[frozenset[Condition]]] = {}
-            cut = False
-            for entry in self.entries:
-                pc = entry[0]
-                if pc < 0:
-                    out.append(entry)
-                    if not entry[2]:
-                        cut = True
+            if memo is not None and not self.pending:
+                if state is None:
+                    state = memo.name(self.entries, index)
+                if state is not None:
+                    key = (id(state), kinds[char], kinds[text[index + 1 - offset]] if index + 1 < end else -1)
+                    step = memo.steps.get(key)
+                    if step is not None and step[0] is state:  # (the id may be of a state forgotten since)
+                        state, self.idle = step[1], step[2]
+                        if step[3]:
+                            state = memo.fixed(state, index + 1)
+                        stale = True
+                    else:
+                        if stale:
+                            self.entries, stale = self._named(state, index), False
+                        self._far = False
+                        self._step(char, index)
+                        state = memo.learn(key, state, self, index + 1)
+                    index += 1
+                    if self.anchored and not (state[0] if stale else self.entries):
                         break
                     continue
-                inst = code[pc]
-                if inst[1](char) and self._add(out, seen, inst[2], entry[1], entry[2], index + 1):
-                    cut = True
-                    break
-            self.idle = not out and not cut
-            if not cut and not self.anchored:
-                self._add(out, seen, 0, (None,) * self.program.slots, NONE, index + 1)
-            self.entries = out
+            if stale and state is not None:
+                self.entries, stale = self._named(state, index), False
+            state = None
+            self._step(char, index)
             index += 1
-            if not out and self.anchored:
+            if not self.entries and self.anchored:
                 break
+        if stale and state is not None:
+            self.entries = self._named(state, index)
         self.position = end
         if self.pending:
             self._resolve()
+
+    def _named(self, name: tuple[Any, ...], position: int) -> list[Entry]:
+        """The entries a ``Memo`` name stands for at ``position``, its conditions made anew (and pending)."""
+        entries, templates = name
+        made = [self._made(template, position) for template in templates]
+        before = position - 1
+        return [
+            (
+                pc,
+                tuple(position if r == -1 else before if r == -2 else r for r in regs),
+                frozenset(made[number] for number in conds) if conds else NONE,
+            )
+            for pc, regs, conds in entries
+        ]
+
+    def _made(self, template: tuple[Any, ...], at: int) -> Condition:
+        kind = template[0]
+        condition: Condition
+        if kind is Boundary:
+            condition = Boundary(self.buffer, at, template[1], template[2], template[3])
+            condition.empty = template[4]
+        elif kind is Lookahead:
+            condition = Lookahead(self.buffer, at, template[1], template[2], self.base)
+            self._looks[(id(template[1]), at, template[2])] = condition
+        else:
+            condition = kind(self.buffer, at)
+        self.pending[condition] = None
+        return condition
+
+    def _step(self, char: str, index: int) -> None:
+        """Read ``char``, the character at ``index``: every thread that accepts it moves on."""
+        code = self.code
+        out: list[Entry] = []
+        seen: dict[int, list[frozenset[Condition]]] = {}
+        cut = False
+        for entry in self.entries:
+            pc = entry[0]
+            if pc < 0:
+                out.append(entry)
+                if not entry[2]:
+                    cut = True
+                    break
+                continue
+            inst = code[pc]
+            if inst[1](char) and self._add(out, seen, inst[2], entry[1], entry[2], index + 1):
+                cut = True
+                break
+        self.idle = not out and not cut
+        if not cut and not self.anchored:
+            self._add(out, seen, 0, (None,) * self.program.slots, NONE, index + 1)
+        self.entries = out
 
     def _fresh(self, position: int) -> list[Entry]:
         """The threads of a match starting at ``position``."""
@@ -857,6 +1022,7 @@ class Search:
             boundary.empty = at == self.base
             condition: Condition = boundary
         elif kind is DOLLAR:
+            self._far = self._far or (at < buffer.length and buffer.char(at) == "\n")
             condition = Dollar(self.buffer, at)
         elif kind is EOL:
             condition = LineEnd(self.buffer, at)
@@ -868,6 +1034,7 @@ class Search:
         program = inst[1]
         if program.literals is not None and at < self.buffer.length and self.buffer.char(at) not in program.starts:
             return bool(inst[2])  # no literal starts here: (?=...) fails and (?!...) holds, whatever follows
+        self._far = self._far or program.literals is None or at < self.buffer.length  # read past the next character
         key = (id(program), at, inst[2])
         condition = self._looks.get(key)
         if condition is None:
