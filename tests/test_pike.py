@@ -15,7 +15,7 @@ from response_schema.stream.pike import TAIL, Buffer, Memo, Search, compile_prog
 
 ATOMS = ["a", "b", "<", ">", " ", "\\s", "\\d", "\\w", "[^<]", "[a-c]", ".", "\\n", "(?:ab|a)", "x"]
 ALPHABET = "ab< >1x\n_é"
-LOOKS = ["<", "ab", "a|<b", "\\s*<"]
+LOOKS = ["<", "ab", "a|<b", "\\s*<", "a<b|b"]
 
 
 def random_pattern(rng: random.Random, depth: int = 0) -> str:
@@ -173,5 +173,35 @@ def test_the_steps_a_memo_takes_are_the_steps_the_vm_takes(seed: int, limit: int
                 plain.advance()
                 assert described(memo) == described(plain), (source, text, buffer.length)
                 assert memo.idle == plain.idle and memo.matched == plain.matched
+                for _ in range(2):  # the second time from what the memo keeps
+                    (chosen, more), (expected, expected_more) = memo.candidates(), plain.candidates()
+                    assert (len(chosen), more) == (len(expected), expected_more), (source, text, buffer.length)
         learned += sum(len(m.steps) for m in program.memos)
     assert learned > (1000 if limit > 100 else 100)
+
+
+@pytest.mark.parametrize(
+    ("source", "feeds"),
+    [
+        (r"x(?=a<b)", [["x", "a<b"]] * 2 + [["x", "a<c"]]),  # a lookahead the next character cannot decide
+        (r"a$", [["a", "\n"]] * 2 + [["a", "\n", "\n"]]),  # a `$` still open after the first character of a feed
+        (r"a\Z|ab", [["a", "b"]] * 2 + [["a", "c"]]),
+    ],
+)
+def test_a_memo_does_not_keep_a_step_that_read_further(source: str, feeds: list[list[str]]) -> None:
+    """The first step of a feed decides the conditions the last one left open; when that takes more than the next
+    character, or leaves one open, the step is not kept, so a later search with the same start is not misled. (The
+    first search learns the steps from the start, the second the first step of its second feed.)"""
+    pattern = re.compile(source, re.DOTALL)
+    program = compile_program(pattern)
+    assert program is not None
+    for chunks in feeds:
+        buffer = Buffer()
+        memo = Search(program, buffer, 0, 0)
+        plain = Search(program, buffer, 0, 0, memoize=False)
+        for chunk in chunks:
+            buffer.grow(chunk)
+            memo.advance()
+            plain.advance()
+            assert described(memo) == described(plain), (source, chunks, buffer.length)
+            assert memo.candidates()[1] == plain.candidates()[1]

@@ -691,10 +691,11 @@ class Memo:
 
     LIMIT = 4096  # steps and names kept; past it the memo starts again (a program's memo stays a few megabytes)
 
-    __slots__ = ("names", "steps")
+    __slots__ = ("chosen", "names", "steps")
 
     def __init__(self) -> None:
         self.names: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # each name once: its id is a key in ``steps``
+        self.chosen: dict[int, tuple[Any, ...]] = {}  # id(name) -> (name, how many candidates, more)
         # (id(name), kind, next kind) -> (that name, the next name, idle, whether it holds -3: two positions back)
         self.steps: dict[tuple[int, int, int], tuple[Any, ...]] = {}
 
@@ -708,7 +709,7 @@ class Memo:
             named.append((pc, tuple(-1 if r == position else -2 if r == before else r for r in regs), NONE))
         name = (tuple(named), ())
         if len(self.names) >= self.LIMIT:
-            self.steps, self.names = {}, {}
+            self.steps, self.names, self.chosen = {}, {}, {}
         return self.names.setdefault(name, name)
 
     def learn(self, key: tuple[int, int, int], name: tuple[Any, ...], search: Search, position: int) -> Any:
@@ -733,7 +734,7 @@ class Memo:
             named.append((pc, tuple(spelled), frozenset(numbers.setdefault(c, len(numbers)) for c in conds)))
         templates = tuple(_template(condition) for condition in numbers)
         if len(self.steps) >= self.LIMIT or len(self.names) >= self.LIMIT:
-            self.steps, self.names = {}, {}
+            self.steps, self.names, self.chosen = {}, {}, {}
         reached = (tuple(named), templates)
         reached = self.names.setdefault(reached, reached)
         self.steps[key] = (name, reached, search.idle, fix)
@@ -772,6 +773,7 @@ class Search:
         "idle",
         "memoize",
         "must_advance",
+        "named",
         "pending",
         "position",
         "program",
@@ -796,6 +798,7 @@ class Search:
         self._looks: dict[tuple[int, int, bool], Condition] = {}
         self.memoize = memoize  # take the steps ``Memo`` knows instead of running them
         self._far = False  # the step read past the next character: ``Memo`` does not keep it
+        self.named: tuple[Any, ...] | None = None  # the ``Memo`` name of ``entries``, whose conditions are ``pending``
         self.entries = self._fresh(start)
         self.idle = not self.anchored  # no thread but a fresh start's
 
@@ -808,7 +811,19 @@ class Search:
         """The entries the final match can still come from, in priority order, and whether the search may also
         end with a match that starts later, or with none. An entry stops the list when it is a certain match, or
         when, together with those before it, it matches whatever follows: a match that holds if the text ends
-        here, and a thread on ``.`` from which every continuation reaches a match."""
+        here, and a thread on ``.`` from which every continuation reaches a match. The entries of a ``Memo`` name
+        give the same list each time."""
+        named = self.named
+        if named is not None:
+            known = self.program.memos[self.anchored].chosen.get(id(named))
+            if known is not None and known[0] is named:
+                return self.entries[: known[1]], known[2]
+        chosen, more = self._candidates()
+        if named is not None:
+            self.program.memos[self.anchored].chosen[id(named)] = (named, len(chosen), more)
+        return chosen, more
+
+    def _candidates(self) -> tuple[list[Entry], bool]:
         code, total = self.code, self.program.total
         chosen: list[Entry] = []
         at_end = step = False
@@ -829,11 +844,13 @@ class Search:
         offset, end = self.position, self.buffer.length
         if offset == end:
             return
-        self._resolve()
+        memo = self.program.memos[self.anchored] if self.memoize else None
+        state = self.named if memo is not None else None  # the entries as ``Memo`` names them, while it steps
+        self.named = None
+        if state is None:
+            self._resolve()
         text = self.buffer.slice(offset, end)  # what arrived since the last call
         first, kinds = self.program.first, self.program.kinds
-        memo = self.program.memos[self.anchored] if self.memoize else None
-        state: tuple[Any, ...] | None = None  # the entries as ``Memo`` names them, while its steps run
         stale = False  # ``entries`` are behind ``state``
         index = offset
         while index < end:
@@ -844,13 +861,15 @@ class Search:
                 if index == end:
                     break
             char = text[index - offset]
-            if memo is not None and not self.pending:
+            if memo is not None and (state is not None or not self.pending):
                 if state is None:
                     state = memo.name(self.entries, index)
                 if state is not None:
                     key = (id(state), kinds[char], kinds[text[index + 1 - offset]] if index + 1 < end else -1)
                     step = memo.steps.get(key)
                     if step is not None and step[0] is state:  # (the id may be of a state forgotten since)
+                        if state[1]:
+                            self.pending.clear()  # they were the conditions of ``state``'s entries only
                         state, self.idle = step[1], step[2]
                         if step[3]:
                             state = memo.fixed(state, index + 1)
@@ -859,6 +878,10 @@ class Search:
                         if stale:
                             self.entries, stale = self._named(state, index), False
                         self._far = False
+                        if state[1]:  # the conditions the last feed left open are decided by this character
+                            self._far = any(isinstance(c, Lookahead) and char in c.program.starts for c in self.pending)
+                            self._resolve()
+                            self._far = self._far or bool(self.pending)
                         self._step(char, index)
                         state = memo.learn(key, state, self, index + 1)
                     index += 1
@@ -872,10 +895,12 @@ class Search:
             index += 1
             if not self.entries and self.anchored:
                 break
-        if stale and state is not None:
-            self.entries = self._named(state, index)
         self.position = end
-        if self.pending:
+        if stale and state is not None:
+            self.pending.clear()
+            self.entries = self._named(state, index)
+            self.named = state  # its conditions, made at the end of the text, are all undecided
+        elif self.pending:
             self._resolve()
 
     def _named(self, name: tuple[Any, ...], position: int) -> list[Entry]:
