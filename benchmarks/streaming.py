@@ -139,6 +139,26 @@ def scaled_call(size: int) -> str:
     return kimi.render(content="Saving it.", calls=(("write_file", {"path": "notes.md", "text": body}),))
 
 
+def family_output(family: Any, size: int = 10_000) -> str:
+    """A long output of a family: thinking (when it has it) and content, then one call with a long argument."""
+    unit = "Checking the forecast for the coast, then the hills. "
+    part = (unit * (size // 3 // len(unit) + 1))[: size // 3]
+    thinking = part if family.think is not None else None
+    return family.render(thinking=thinking, content=part, calls=(("write_file", {"path": "notes.md", "text": part}),))
+
+
+def bench_families(chunk: int = 4) -> dict[str, float]:
+    """Microseconds per character of each family's long output (``family_output``) streamed ``chunk`` characters
+    at a time, the median of three streams (after one that fills the memo of the schema's patterns)."""
+    rows = {}
+    for family in FAMILIES:
+        parser = rs.compile(rs.schemas.load(family.name))
+        text = family_output(family)
+        streamed(parser, text, chunk)
+        rows[family.name] = statistics.median(streamed(parser, text, chunk) for _ in range(3))
+    return rows
+
+
 REPARSE_UP_TO = 30_000  # beyond this the quadratic baseline takes minutes
 MEMORY_UP_TO = 100_000  # tracemalloc makes a stream ~3x slower
 
@@ -194,7 +214,8 @@ def bench_js(sizes: list[int]) -> dict[str, Any]:
     cost = {"schema": rs.schemas.load("qwen3"), "texts": {str(size): scaled(size) for size in sizes}}
     arguments = {"schema": rs.schemas.load("kimi-k2"), "texts": {str(size): scaled_call(size) for size in sizes}}
     script = Path(__file__).parent / "js_streaming.mjs"
-    request = {"families": families, "cost": cost, "arguments": arguments}
+    long = {family.name: {"schema": rs.schemas.load(family.name), "text": family_output(family)} for family in FAMILIES}
+    request = {"families": families, "cost": cost, "arguments": arguments, "long": long}
     done = subprocess.run(["node", str(script)], input=json.dumps(request), capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"benchmarks/js_streaming.mjs failed: {done.stderr.strip()}")
@@ -226,8 +247,18 @@ def main() -> None:
     print_cost("Qwen3, half thinking, half content", cost, js["cost"] if js else None)
     arguments = bench_cost(sizes, "kimi-k2", scaled_call, chunks=(4,))
     print_cost("Kimi K2, one call whose arguments are the output", arguments, js["arguments_cost"] if js else None)
+    families = bench_families()
+    print("\nEvery family, a 10 KB output (thinking, content, one call), 4-character chunks, µs per character\n")
+    print("| family | reference |" + (" JavaScript |" if js else ""))
+    print("|---|---:|" + ("---:|" if js else ""))
+    for name, us in families.items():
+        print(
+            f"| {name} | {us:.1f} |"
+            + (f" {js['families_cost'][name]:.1f} ({js['families_cost'][name] / us:.2f}x) |" if js else "")
+        )
     if args.json:
-        results = {"lag": lag, "cost": cost, "arguments_cost": arguments} | ({"js": js} if js else {})
+        results = {"lag": lag, "cost": cost, "arguments_cost": arguments, "families_cost": families}
+        results |= {"js": js} if js else {}
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
 

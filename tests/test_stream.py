@@ -546,3 +546,38 @@ def test_the_json_scan_of_an_open_text_agrees_with_parsing_every_prefix(text: st
             buffer.grow(text[at : at + size])
             got = scan.advance(lambda whole: "complete" if json_complete(whole) else ANY)
             assert (got == "complete") == json_complete(buffer.text), (buffer.text, size)
+
+
+def test_a_long_call_is_not_read_whole_on_every_feed(monkeypatch: pytest.MonkeyPatch) -> None:  # [STREAM-6]
+    """A call longer than ``CUT`` ends wherever the output may end, so each feed gives a new candidate text that
+    runs to the end of what arrived (a call cut there) or to just before it: those are described by an earlier
+    outcome on the open text they are cut from (``Analysis.remembered``), not read whole. The stream's work on
+    texts known whole stays linear in the output (per character, no more for a call four times as long) in every
+    family; granite, llama3, llama4, mistral-v3 and phi4-mini read a candidate of their calls whole on every feed
+    before (quadratic)."""
+    import response_schema.stream.analysis as analysis
+
+    read = [0]
+    exact_stages, exact = analysis.Analysis.exact_stages, analysis.Analysis.exact
+
+    def counting_stages(self: Any, node: Any, value: Any) -> Any:
+        read[0] += len(value) if isinstance(value, str) else 0
+        return exact_stages(self, node, value)
+
+    def counting_exact(self: Any, node: Any, value: Any) -> Any:
+        read[0] += len(value) if isinstance(value, str) else 0
+        return exact(self, node, value)
+
+    monkeypatch.setattr(analysis.Analysis, "exact_stages", counting_stages)
+    monkeypatch.setattr(analysis.Analysis, "exact", counting_exact)
+    for family in FAMILIES:
+        per_char = []
+        for text in (LONG_TEXT, LONG_TEXT * 4):
+            output = family.render(content="Saving it.", calls=(("write_file", {"path": "notes.md", "text": text}),))
+            read[0] = 0
+            stream = rs.compile(rs.schemas.load(family.name)).stream(family.prefill)
+            for at in range(0, len(output), 4):
+                stream.feed(output[at : at + 4])
+            stream.finish()
+            per_char.append(read[0] / len(output))
+        assert per_char[1] <= per_char[0] + 1, (family.name, per_char)  # what texts shorter than CUT cost is fixed

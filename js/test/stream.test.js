@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { files } from "./cases.js";
 import { FEATURES, OpenAIStream, ParseError, StreamFinished, apply, compile } from "../src/index.js";
 import { Pattern } from "../src/regex.js";
-import { JSONScan, jsonComplete } from "../src/stream/analysis.js";
+import { Analysis, JSONScan, jsonComplete } from "../src/stream/analysis.js";
 import { Buffer, Search, compileProgram } from "../src/stream/pike.js";
 
 const declared = new Set(FEATURES);
@@ -248,6 +248,32 @@ test("a call longer than CUT streams its arguments as they arrive, each partial 
   }
   stream.finish();
   assert.deepEqual(stream.message, result);
+});
+
+test("a long call is not read whole on every feed: the work on texts known whole stays linear", (context) => {
+  // granite's calls section ends wherever the output may end: each feed gave a new candidate that ran to the end of
+  // what arrived, read whole (quadratic) until it was described by the open text it is cut from (`remembered`)
+  const schema = JSON.parse(readFileSync(new URL("../../src/response_schema/schemas/granite.json", import.meta.url)));
+  const parser = compile(schema);
+  let read = 0;
+  for (const method of ["exact", "exactStages"]) {
+    const original = Analysis.prototype[method];
+    context.mock.method(Analysis.prototype, method, function counted(node, value, ...rest) {
+      if (typeof value === "string") read += value.length;
+      return original.call(this, node, value, ...rest);
+    });
+  }
+  const perChar = [1, 4].map((times) => {
+    const text = "Checking the forecast for the coast, then the hills.\n  ".repeat(30 * times);
+    const args = JSON.stringify({ path: "notes.md", text });
+    const output = `Saving it.<|tool_call|>[{"name": "write_file", "arguments": ${args}}]<|end_of_text|>`;
+    read = 0;
+    const stream = parser.stream();
+    for (let at = 0; at < output.length; at += 4) stream.feed(output.slice(at, at + 4));
+    stream.finish();
+    return read / output.length;
+  });
+  assert.ok(perChar[1] <= perChar[0] + 1, JSON.stringify(perChar));
 });
 
 test("arguments streamed as JSON text to a tool are typed and sent when their object closes ([TOOLS-7])", () => {

@@ -128,7 +128,9 @@ export class Analysis {
     }
     if (content === ANY) return UNSURE;
     const result = this.described(node, content);
-    if (content instanceof Open && content.end === null) this.remember(node, content, result);
+    if (content instanceof Open && content.end === null) {
+      this.remember(`node:${idOf(node)}:${idOf(content.buffer)}:${content.base}`, content.buffer.length, result);
+    }
     return result;
   }
 
@@ -138,37 +140,57 @@ export class Analysis {
   }
 
   described(node, content) {
-    if (hasStages(node)) return merged(this.stages(node, content).map((each) => this.typed(node, each)));
-    return this.typed(node, content);
+    if (!hasStages(node)) return this.typed(node, content);
+    if (content instanceof Exact) return merged(this.exactRegex(node, content).map((each) => this.typed(node, each)));
+    return merged(this.regexed(node, content).map((each) => this.rest(node, each)));
   }
 
-  /** The node on one of several contents the output may give it (the next item of an iterator). A long text known
-   * whole, cut from a text still open (the call ends here if the output does), is not read again: its outcome is
-   * the node's outcome on that open text when the output ended at or before the cut, which was the meet over every
-   * text beginning there, this one included (sound, [STREAM-6]; it may send less). Reading each such text whole
-   * would cost its length on every feed that cuts it anew: quadratic in a long call. */
+  /** Steps 6 to 8 and the type on one content the regex stages may give. A long text known whole, cut from a text
+   * still open, is not read whole again: its outcome is the outcome on that open text when the output ended at or
+   * before the cut (`remembered`). */
+  rest(node, content) {
+    if (content instanceof Open && content.end === null) {
+      const result = merged(this.afterRegex(node, content).map((each) => this.typed(node, each)));
+      this.remember(`rest:${idOf(node)}:${idOf(content.buffer)}:${content.base}`, content.buffer.length, result);
+      return result;
+    }
+    return (
+      this.remembered("rest", node, content) ??
+      merged(this.afterRegex(node, content).map((each) => this.typed(node, each)))
+    );
+  }
+
+  /** The node on one of several contents the output may give it (the next item of an iterator), a long text known
+   * whole cut from a text still open read as `remembered` says. */
   candidate(node, content) {
+    return this.remembered("node", node, content) ?? this.node(node, content);
+  }
+
+  /** For a long text known whole, cut from a text still open (it ends here if the output does): the outcome of
+   * `stage` ("node", or the "rest" after the regex stages) on that open text when the output ended at or before
+   * the cut, which was the meet over every text beginning there, this one included (sound, [STREAM-6]; it may send
+   * less). Null when there is none, or the text is short. Reading each such text whole would cost its length on
+   * every feed that cuts it anew: quadratic in a long call. */
+  remembered(stage, node, content) {
     if (content instanceof Exact && content.origin !== null && typeof content.value === "string") {
       const [buffer, start] = content.origin;
       if (content.value.length > CUT) {
-        const key = `${idOf(node)}:${idOf(buffer)}:${start}`;
+        const key = `${stage}:${idOf(node)}:${idOf(buffer)}:${start}`;
         const kept = this.openedNow.get(key) ?? this.opened.get(key) ?? [];
         for (let index = kept.length - 1; index >= 0; index--) {
           if (kept[index][0] <= start + content.value.length) return kept[index][1];
         }
       }
     }
-    return this.node(node, content);
+    return null;
   }
 
-  remember(node, content, result) {
-    const key = `${idOf(node)}:${idOf(content.buffer)}:${content.base}`;
+  remember(key, at, result) {
     let kept = this.openedNow.get(key);
     if (kept === undefined) {
       kept = [...(this.opened.get(key) ?? [])];
       this.openedNow.set(key, kept);
     }
-    const at = content.buffer.length;
     if (kept.length > 0 && kept[kept.length - 1][0] === at) kept[kept.length - 1] = [at, result];
     else {
       kept.push([at, result]);
@@ -202,9 +224,8 @@ export class Analysis {
     return this.holds.get(node);
   }
 
-  /** Steps 3 to 7 of [NODE-1] on a description: what the content after them may be. */
-  stages(node, content) {
-    if (content instanceof Exact) return this.exactRegex(node, content);
+  /** Steps 3 to 5 of [NODE-1] on a description: what the content after the regex stages may be. */
+  regexed(node, content) {
     if (node.needsString && !(content instanceof Open)) return []; // [NODE-3]: Fields and Items are not strings
     if (node.substitutions.length > 0) {
       const open = content;
@@ -216,10 +237,11 @@ export class Analysis {
     let contents = node.regex !== null ? this.regex(node.regex, content) : [content];
     const textNode = [null, "any", "string"].includes(node.type) && node.iterator === null && node.parser === null;
     if (textNode) contents = collapsed(contents);
-    return contents.flatMap((each) => this.afterRegex(node, each));
+    return contents;
   }
 
-  /** Steps 3 to 5 on a text known whole, keeping where each group's text starts; the rest as usual. */
+  /** Steps 3 to 8 of [NODE-1] on a text known whole, keeping where each group's text starts: what the content
+   * after them may be. */
   exactRegex(node, content) {
     const { value: text, origin } = content;
     if (typeof text !== "string" || origin === null) return [];

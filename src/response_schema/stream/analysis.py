@@ -190,7 +190,7 @@ class Analysis:
             return UNSURE
         outcome = self.described(node, content)
         if isinstance(content, Open) and content.end is None:
-            self._remember(node, content, outcome)
+            self._remember(("node", id(node), content.buffer, content.base), content.buffer.length, outcome)
         return outcome
 
     def known(self, node: Node, content: Exact) -> Outcome:
@@ -199,32 +199,51 @@ class Analysis:
         return self.described(node, content)  # read here, so that the texts sent as JSON text are found
 
     def described(self, node: Node, content: Any) -> Outcome:
-        if node.has_stages:
-            return merged([self.typed(node, each) for each in self.stages(node, content)])
-        return self.typed(node, content)
+        if not node.has_stages:
+            return self.typed(node, content)
+        if isinstance(content, Exact):
+            return merged([self.typed(node, each) for each in self.exact_regex(node, content)])
+        return merged([self.rest(node, each) for each in self.regexed(node, content)])
+
+    def rest(self, node: Node, content: Any) -> Outcome:
+        """Steps 6 to 8 and the type on one content the regex stages may give. A long text known whole, cut from
+        a text still open, is not read whole again: its outcome is the outcome on that open text when the output
+        ended at or before the cut (``remembered``)."""
+        if isinstance(content, Open) and content.end is None:
+            outcome = merged([self.typed(node, each) for each in self.after_regex(node, content)])
+            self._remember(("rest", id(node), content.buffer, content.base), content.buffer.length, outcome)
+            return outcome
+        cut = self.remembered("rest", node, content)
+        if cut is not None:
+            return cut
+        return merged([self.typed(node, each) for each in self.after_regex(node, content)])
 
     def candidate(self, node: Node, content: Any) -> Outcome:
-        """The node on one of several contents the output may give it (the next item of an iterator). A long text
-        known whole, cut from a text still open (the call ends here if the output does), is not read again: its
-        outcome is the node's outcome on that open text when the output ended at or before the cut, which was the
-        meet over every text beginning there, this one included (sound, [STREAM-6]; it may send less). Reading
-        each such text whole would cost its length on every feed that cuts it anew: quadratic in a long call."""
+        """The node on one of several contents the output may give it (the next item of an iterator), a long text
+        known whole cut from a text still open read as ``remembered`` says."""
+        cut = self.remembered("node", node, content)
+        return self.node(node, content) if cut is None else cut
+
+    def remembered(self, stage: str, node: Node, content: Any) -> Outcome | None:
+        """For a long text known whole, cut from a text still open (it ends here if the output does): the outcome of
+        ``stage`` ("node", or the "rest" after the regex stages) on that open text when the output ended at or
+        before the cut, which was the meet over every text beginning there, this one included (sound, [STREAM-6];
+        it may send less). None when there is none, or the text is short. Reading each such text whole would cost
+        its length on every feed that cuts it anew: quadratic in a long call."""
         if isinstance(content, Exact) and content.origin is not None:
             length = content.text_length()
             if length is not None and length > CUT:
                 buffer, start = content.origin
-                key = (id(node), buffer, start)
+                key = (stage, id(node), buffer, start)
                 for at, outcome in reversed(self._opened_now.get(key) or self._opened.get(key, [])):
                     if at <= start + length:
                         return outcome
-        return self.node(node, content)
+        return None
 
-    def _remember(self, node: Node, content: Open, outcome: Outcome) -> None:
-        key = (id(node), content.buffer, content.base)
+    def _remember(self, key: tuple[Any, ...], at: int, outcome: Outcome) -> None:
         kept = self._opened_now.get(key)
         if kept is None:
             kept = self._opened_now[key] = list(self._opened.get(key, ()))
-        at = content.buffer.length
         if kept and kept[-1][0] == at:
             kept[-1] = (at, outcome)
         else:
@@ -250,10 +269,8 @@ class Analysis:
             )
         return bool(self._memo[key])
 
-    def stages(self, node: Node, content: Any) -> list[Any]:
-        """Steps 3 to 8 of [NODE-1] on a description: what the content after them may be."""
-        if isinstance(content, Exact):
-            return self.exact_regex(node, content)
+    def regexed(self, node: Node, content: Any) -> list[Any]:
+        """Steps 3 to 5 of [NODE-1] on a description: what the content after the regex stages may be."""
         if node.needs_string and not isinstance(content, Open):  # [NODE-3]: Fields and Items are not strings
             return []
         if node.substitutions:
@@ -265,13 +282,11 @@ class Analysis:
             contents = self.regex(node.regex, content)
         if node.type in (None, "any", "string") and node.iterator is None and node.parser is None:
             contents = collapsed(contents)
-        result = []
-        for each in contents:
-            result += self.after_regex(node, each)
-        return result
+        return contents
 
     def exact_regex(self, node: Node, content: Exact) -> list[Any]:
-        """Steps 3 to 5 on a text known whole, keeping where each group's text starts; the rest as usual."""
+        """Steps 3 to 8 of [NODE-1] on a text known whole, keeping where each group's text starts: what the
+        content after them may be."""
         text, origin = content.value, content.origin
         if not isinstance(text, str) or origin is None:
             return []
