@@ -214,6 +214,116 @@ test("the incremental matcher finds the match the host RegExp finds", () => {
   }
 });
 
+/** A seeded generator of numbers in [0, 1) (a linear congruential one: the same cases on every run). */
+function seeded(seed) {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+}
+
+const ATOMS = ["a", "b", "<", ">", " ", "\\s", "\\d", "\\w", "[^<]", "[a-c]", ".", "\\n", "(?:ab|a)", "x", "😀"];
+const LOOKS = ["<", "ab", "a|<b", "\\s*<", "a<b|b"];
+const ALPHABET = [..."ab< >1x\n_é", "😀"];
+
+function randomPattern(random, depth = 0) {
+  const pick = (items) => items[Math.floor(random() * items.length)];
+  let source = "";
+  for (let count = 1 + Math.floor(random() * 4); count > 0; count--) {
+    const roll = random();
+    let part;
+    if (roll < 0.45 || depth > 2) part = pick(ATOMS);
+    else if (roll < 0.6) part = `(${randomPattern(random, depth + 1)})`;
+    else if (roll < 0.7) part = `(?:${randomPattern(random, depth + 1)}|${randomPattern(random, depth + 1)})`;
+    else if (roll < 0.8) part = `(?${pick("=!")}${pick(LOOKS)})`;
+    else part = pick(["^", "$", "\\Z", "\\A", "\\b", "\\B"]);
+    if (!/[\^$ZAbB)]$/.test(part) || (part.endsWith(")") && !part.startsWith("(?="))) {
+      part += pick(["", "", "*", "+", "?", "*?", "+?", "??", "{1,2}", "{2}"]);
+    }
+    source += part;
+  }
+  return source;
+}
+
+/** A search's entries with each condition as what it is and where (objects differ between two searches). */
+const described = (search) =>
+  search.entries.map(([pc, regs, conds]) => [pc, regs, conds.map((c) => `${c.constructor.name}@${c.position}`).sort()]);
+
+function sameSteps(program, chunks, label) {
+  const buffer = new Buffer("");
+  const memo = new Search(program, buffer, 0, 0);
+  const plain = new Search(program, buffer, 0, 0, false, false, false);
+  for (const chunk of chunks) {
+    buffer.grow(chunk);
+    memo.advance();
+    plain.advance();
+    assert.deepEqual(described(memo), described(plain), `${label} after ${JSON.stringify(buffer.text)}`);
+    assert.equal(memo.idle, plain.idle, label);
+    for (let round = 0; round < 2; round++) {
+      const [chosen, more] = memo.candidates();
+      const [expected, expectedMore] = plain.candidates();
+      assert.deepEqual([chosen.length, more], [expected.length, expectedMore], label);
+    }
+  }
+}
+
+test("the steps a memo takes are the steps the matcher takes, after every feed of every chunking", () => {
+  const random = seeded(7);
+  let learned = 0;
+  for (let round = 0; round < 500; round++) {
+    const source = randomPattern(random);
+    const program = compileProgram(source);
+    if (program === null) continue;
+    for (let text = 0; text < 8; text++) {
+      const chars = Array.from({ length: Math.floor(random() * 30) }, () => ALPHABET[Math.floor(random() * 11)]);
+      const chunks = [];
+      for (let at = 0; at < chars.length; ) {
+        const size = [1, 2, 3, 4, 7, 30][Math.floor(random() * 6)];
+        chunks.push(chars.slice(at, at + size).join(""));
+        at += size;
+      }
+      sameSteps(program, chunks, source);
+    }
+    learned += program.memos[0].steps.size + program.memos[1].steps.size;
+  }
+  assert.ok(learned > 1000, `${learned} steps learned`);
+});
+
+test("a memo does not keep a step that read further than the next character", () => {
+  // the first search learns the steps from the start, the second the first step of its second feed, and the third
+  // must not be misled: a lookahead the next character cannot decide, a `$` still open after a feed's first step
+  for (const [source, feeds] of [
+    [
+      "x(?=a<b)",
+      [
+        ["x", "a<b"],
+        ["x", "a<b"],
+        ["x", "a<c"],
+      ],
+    ],
+    [
+      "a$",
+      [
+        ["a", "\n"],
+        ["a", "\n"],
+        ["a", "\n", "\n"],
+      ],
+    ],
+    [
+      "a\\Z|ab",
+      [
+        ["a", "b"],
+        ["a", "b"],
+        ["a", "c"],
+      ],
+    ],
+  ]) {
+    const program = compileProgram(source);
+    for (const chunks of feeds) sameSteps(program, chunks, source);
+  }
+});
+
 test("constructs the matcher does not model make a pattern opaque: late, never wrong", () => {
   for (const source of ["(a)\\1", "(?<=a)b", "(?i)abc", "(?:a*)*", "(?=(a))"])
     assert.equal(compileProgram(source), null, source);

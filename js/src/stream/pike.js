@@ -411,6 +411,8 @@ function makeProgram(code, slots, anchored, literalTexts, names) {
     reopens: reopens(code),
     total: total(code),
     first: first(code),
+    memos: [new Memo(), new Memo()], // the steps its searches learned, by whether they are anchored
+    kinds: null, // characters by kind (`kindsOf`)
   };
 }
 
@@ -573,6 +575,135 @@ const programs = new WeakMap();
 export function programOf(pattern) {
   if (!programs.has(pattern)) programs.set(pattern, compileProgram(pattern.pattern));
   return programs.get(pattern);
+}
+
+// ---- What searches learn: a lazy DFA over the VM's entries ----
+
+const MEMO_LIMIT = 4096; // names kept by a memo; past it the memo starts again
+const KINDS_LIMIT = 1000; // kinds of characters a program tells apart in its keys; past it, no memo
+
+/**
+ * Characters by kind, for a program: two characters of a kind are as long, pass the same character tests, are both
+ * newlines or not, both word characters or not, and both start a literal lookahead's text or not, so a step reads
+ * them alike (`Memo`).
+ */
+function kindsOf(program) {
+  if (program.kinds === null) {
+    const tests = [...new Set(program.code.filter((inst) => inst[0] === CHAR).map((inst) => inst[1]))];
+    const starts = program.code.filter((inst) => inst[0] === LOOK && inst[1].starts !== null).map((i) => i[1].starts);
+    const signatures = new Map();
+    const kinds = new Map();
+    program.kinds = (char) => {
+      let kind = kinds.get(char);
+      if (kind === undefined) {
+        const signature = [char.length, char === "\n", isWord(char), ...tests.map((test) => test(char))]
+          .concat(starts.map((set) => set.has(char[0])))
+          .map(Number)
+          .join("");
+        if (!signatures.has(signature)) signatures.set(signature, signatures.size);
+        kind = signatures.get(signature);
+        kinds.set(char, kind);
+      }
+      return kind;
+    };
+  }
+  return program.kinds;
+}
+
+/** What makes a condition made at a position, the position aside. */
+function templateOf(condition) {
+  if (condition instanceof Boundary) {
+    return {
+      make: Boundary,
+      before: condition.before,
+      want: condition.want,
+      key: `b${+condition.before}${+condition.want}`,
+    };
+  }
+  if (condition instanceof Lookahead) {
+    const { program, negate, pc } = condition;
+    return { make: Lookahead, program, negate, pc, key: `l${pc}${+negate}` };
+  }
+  return { make: condition.constructor, key: condition.constructor.name };
+}
+
+/**
+ * The steps a program's searches have taken, kept to be taken again. A step reads one code point; from the same
+ * entries, on a character of the same kind with a next character of the same kind (`kindsOf`; no next character is
+ * a kind too), it gives the same entries. Entries are *named* by their pcs, their registers (the position read as
+ * -1, the one before it as -2) and their conditions (numbers into the name's templates, each a condition made at
+ * the position read), so a steady stretch of text repeats a few names, and a step is a look-up. A step that reads
+ * past the next character is not kept; the first step of a feed decides the conditions the last one left open.
+ */
+class Memo {
+  constructor() {
+    this.names = new Map(); // by their text, each once
+    this.steps = new Map(); // (name id, kind, next kind) as a number -> {to, idle, fix}
+    this.count = 0; // names ever made: an id is never given twice
+  }
+
+  intern(entries, templates) {
+    const text =
+      entries.map(([pc, regs, conds]) => `${pc}:${regs.join(",")}:${conds.join(",")}`).join("|") +
+      `#${templates.map((template) => template.key).join("|")}`;
+    let name = this.names.get(text);
+    if (name === undefined) {
+      if (this.names.size >= MEMO_LIMIT) {
+        this.names = new Map();
+        this.steps = new Map();
+      }
+      name = { id: this.count++, entries, templates, chosen: null };
+      this.names.set(text, name);
+    }
+    return name;
+  }
+
+  /** The name of `entries` at `position`; null when a thread holds a condition. */
+  name(entries, position) {
+    const named = [];
+    for (const [pc, regs, conds] of entries) {
+      if (conds.length > 0) return null;
+      named.push([pc, regs.map((r) => (r === position ? -1 : r === position - 1 ? -2 : r)), NONE]);
+    }
+    return this.intern(named, []);
+  }
+
+  /** Keep the step `search` just took from `old` to `position` under `key`; the name it reached (null when the
+   * step read too far). Registers at `old` and the one before it are -3 and -4: spelled out when the step is taken. */
+  learn(key, search, old, position) {
+    if (search.far) return null;
+    const numbers = new Map();
+    let fix = false;
+    const named = search.entries.map(([pc, regs, conds]) => [
+      pc,
+      regs.map((r) => {
+        if (r === position) return -1;
+        if (r === position - 1) return -2;
+        if (r === old || r === old - 1) {
+          fix = true;
+          return r === old ? -3 : -4;
+        }
+        return r;
+      }),
+      conds.map((condition) => {
+        if (!numbers.has(condition)) numbers.set(condition, numbers.size);
+        return numbers.get(condition);
+      }),
+    ]);
+    const reached = this.intern(named, [...numbers.keys()].map(templateOf));
+    this.steps.set(key, { to: reached, idle: search.idle, fix });
+    return fix ? this.fixed(reached, old) : reached;
+  }
+
+  /** A learned name holding -3 or -4, spelled out for a step from `old`. */
+  fixed(name, old) {
+    const entries = name.entries.map(([pc, regs, conds]) => [
+      pc,
+      regs.map((r) => (r === -3 ? old : r === -4 ? old - 1 : r)),
+      conds,
+    ]);
+    return this.intern(entries, name.templates);
+  }
 }
 
 // ---- Text that grows, and what a thread assumed about text not yet seen ----
@@ -776,7 +907,7 @@ const subset = (small, big) => small.every((condition) => big.includes(condition
  * (pc -1 for a match found). `advance` reads what arrived since the last call.
  */
 export class Search {
-  constructor(program, buffer, base, start, anchored = false, mustAdvance = false) {
+  constructor(program, buffer, base, start, anchored = false, mustAdvance = false, memoize = true) {
     this.program = program;
     this.code = program.code;
     this.buffer = buffer;
@@ -787,6 +918,9 @@ export class Search {
     this.mustAdvance = mustAdvance; // after an empty match, a match at start must not be empty ([RE-6])
     this.pending = new Set();
     this.looks = new Map();
+    this.memoize = memoize; // take the steps `Memo` knows instead of running them
+    this.far = false; // the step read past the next character: `Memo` does not keep it
+    this.named = null; // the `Memo` name of `entries`, whose conditions are `pending`
     this.entries = this.fresh(start);
     this.idle = !this.anchored; // no thread but a fresh start's
   }
@@ -799,6 +933,14 @@ export class Search {
   /** The entries the final match can still come from, in priority order, and whether the search may also end with
    * a match that starts later, or with none. */
   candidates() {
+    const { named } = this;
+    if (named !== null && named.chosen !== null) return [this.entries.slice(0, named.chosen[0]), named.chosen[1]];
+    const found = this.listed();
+    if (named !== null) named.chosen = [found[0].length, found[1]];
+    return found;
+  }
+
+  listed() {
     const { code } = this;
     const totals = this.program.total;
     const chosen = [];
@@ -823,9 +965,13 @@ export class Search {
     let end = buffer.length;
     if (end > 0 && /[\ud800-\udbff]/.test(buffer.unit(end - 1))) end--; // half a code point: read it whole, later
     if (this.position >= end) return;
-    this.resolve();
-    const { code } = this;
-    const { first: starts, slots } = this.program;
+    const memo = this.memoize ? this.program.memos[this.anchored ? 1 : 0] : null;
+    const kinds = memo === null ? null : kindsOf(this.program);
+    let state = memo === null ? null : this.named; // the entries as `Memo` names them, while it steps
+    this.named = null;
+    if (state === null) this.resolve();
+    const { first: starts } = this.program;
+    let stale = false; // `entries` are behind `state`
     let index = this.position;
     while (index < end) {
       if (this.idle && starts !== null) {
@@ -833,37 +979,110 @@ export class Search {
         const found = starts.exec(buffer.slice(index, end));
         index = found === null ? end : index + found.index;
         this.entries = this.fresh(index);
+        state = null;
+        stale = false;
         if (index === end) break;
       }
       const char = buffer.char(index);
       const next = index + char.length;
-      const out = [];
-      const seen = new Map();
-      let cut = false;
-      for (const entry of this.entries) {
-        const pc = entry[0];
-        if (pc < 0) {
-          out.push(entry);
-          if (entry[2].length === 0) {
-            cut = true;
-            break;
+      if (memo !== null && (state !== null || this.pending.size === 0)) {
+        if (state === null) state = memo.name(this.entries, index);
+        if (state !== null) {
+          const kind = kinds(char);
+          const nextKind = next < buffer.length ? kinds(buffer.char(next)) : -1;
+          const key =
+            kind < KINDS_LIMIT && nextKind < KINDS_LIMIT ? (state.id * 1024 + kind) * 1024 + nextKind + 1 : -1;
+          const step = memo.steps.get(key);
+          if (step !== undefined) {
+            if (state.templates.length > 0) this.pending.clear(); // they were the conditions of its entries only
+            state = step.fix ? memo.fixed(step.to, index) : step.to;
+            this.idle = step.idle;
+            stale = true;
+          } else {
+            if (stale) {
+              this.entries = this.materialize(state, index);
+              stale = false;
+            }
+            this.far = key < 0;
+            if (state.templates.length > 0) {
+              // the conditions the last feed left open are decided by this character
+              const first = char[0];
+              for (const condition of this.pending) {
+                if (condition instanceof Lookahead && condition.program.starts.has(first)) this.far = true;
+              }
+              this.resolve();
+              if (this.pending.size > 0) this.far = true;
+            }
+            this.step(char, next);
+            state = memo.learn(key, this, index, next);
           }
+          index = next;
+          if (this.anchored && (stale ? state.entries : this.entries).length === 0) break;
           continue;
         }
-        const inst = code[pc];
-        if (inst[1](char) && this.add(out, seen, inst[2], entry[1], entry[2], next)) {
+      }
+      if (stale) {
+        this.entries = this.materialize(state, index);
+        stale = false;
+      }
+      state = null;
+      this.step(char, next);
+      index = next;
+      if (this.entries.length === 0 && this.anchored) break;
+    }
+    this.position = end;
+    if (stale) {
+      this.pending.clear();
+      this.entries = this.materialize(state, index);
+      this.named = state; // its conditions, made at the end of the text, are all undecided
+    } else if (this.pending.size > 0) this.resolve();
+  }
+
+  /** Read `char`, which ends at `next`: every thread that accepts it moves on. */
+  step(char, next) {
+    const { code } = this;
+    const out = [];
+    const seen = new Map();
+    let cut = false;
+    for (const entry of this.entries) {
+      const pc = entry[0];
+      if (pc < 0) {
+        out.push(entry);
+        if (entry[2].length === 0) {
           cut = true;
           break;
         }
+        continue;
       }
-      this.idle = out.length === 0 && !cut;
-      if (!cut && !this.anchored) this.add(out, seen, 0, new Array(slots).fill(null), NONE, next);
-      this.entries = out;
-      index = next;
-      if (out.length === 0 && this.anchored) break;
+      const inst = code[pc];
+      if (inst[1](char) && this.add(out, seen, inst[2], entry[1], entry[2], next)) {
+        cut = true;
+        break;
+      }
     }
-    this.position = end;
-    if (this.pending.size > 0) this.resolve();
+    this.idle = out.length === 0 && !cut;
+    if (!cut && !this.anchored) this.add(out, seen, 0, new Array(this.program.slots).fill(null), NONE, next);
+    this.entries = out;
+  }
+
+  /** The entries a `Memo` name stands for at `position`, its conditions made anew (and pending). */
+  materialize(name, position) {
+    const made = name.templates.map((template) => {
+      let condition;
+      if (template.make === Boundary) condition = new Boundary(this.buffer, position, template.before, template.want);
+      else if (template.make === Lookahead) {
+        condition = new Lookahead(this.buffer, position, template.program, template.negate, this.base);
+        condition.pc = template.pc;
+        this.looks.set(`${template.pc}:${position}`, condition);
+      } else condition = new template.make(this.buffer, position);
+      this.pending.add(condition);
+      return condition;
+    });
+    return name.entries.map(([pc, regs, conds]) => [
+      pc,
+      regs.map((r) => (r === -1 ? position : r === -2 ? position - 1 : r)),
+      conds.length === 0 ? NONE : conds.map((number) => made[number]),
+    ]);
   }
 
   /** The threads of a match starting at `position`. */
@@ -956,8 +1175,10 @@ export class Search {
     if (kind === BOUNDARY || kind === NON_BOUNDARY) {
       const before = at > this.base && isWord(buffer.charBefore(at));
       condition = new Boundary(this.buffer, at, before, kind === BOUNDARY);
-    } else if (kind === DOLLAR) condition = new Dollar(this.buffer, at);
-    else if (kind === EOL) condition = new LineEnd(this.buffer, at);
+    } else if (kind === DOLLAR) {
+      if (at < buffer.length && buffer.unit(at) === "\n") this.far = true; // it reads the character after
+      condition = new Dollar(this.buffer, at);
+    } else if (kind === EOL) condition = new LineEnd(this.buffer, at);
     else condition = new AtEnd(this.buffer, at);
     return this.undecided(condition);
   }
@@ -966,10 +1187,12 @@ export class Search {
     const { starts } = inst[1];
     // no literal starts here: (?=...) fails and (?!...) holds, whatever follows
     if (starts !== null && at < this.buffer.length && !starts.has(this.buffer.unit(at))) return inst[2];
+    if (starts === null || at < this.buffer.length) this.far = true; // it reads past the next character
     const key = `${pc}:${at}`;
     let condition = this.looks.get(key);
     if (condition === undefined) {
       condition = new Lookahead(this.buffer, at, inst[1], inst[2], this.base);
+      condition.pc = pc;
       if (this.looks.size > 64) {
         // threads only move forward: a lookahead before `at - 1` is not met again (`at`, not the search's
         // position, which one large feed does not move until it is read whole)
