@@ -205,3 +205,19 @@ def test_a_memo_does_not_keep_a_step_that_read_further(source: str, feeds: list[
             plain.advance()
             assert described(memo) == described(plain), (source, chunks, buffer.length)
             assert memo.candidates()[1] == plain.candidates()[1]
+
+
+def test_a_long_search_keeps_few_lookaheads() -> None:
+    """The lookaheads a search keeps to meet again are those near where it reads, whether its steps ran or came
+    from the memo: its memory does not grow with the text (4-character feeds, the memo warm after the first)."""
+    pattern = re.compile(r"^\s*((?:(?!<tool_call>|</think>).)*?)\s*$", re.DOTALL)
+    program = compile_program(pattern)
+    assert program is not None
+    for _ in range(2):
+        buffer = Buffer()
+        search = Search(program, buffer, 0, 0)
+        text = "Checking the forecast for the coast, then the hills. " * 100
+        for at in range(0, len(text), 4):
+            buffer.grow(text[at : at + 4])
+            search.advance()
+            assert len(search._looks) <= 70 and len(search.pending) <= 8, at

@@ -324,6 +324,20 @@ test("a memo does not keep a step that read further than the next character", ()
   }
 });
 
+test("a long search keeps few lookaheads, whether its steps ran or came from the memo", () => {
+  const program = compileProgram("^\\s*((?:(?!<tool_call>|</think>).)*?)\\s*$");
+  for (let round = 0; round < 2; round++) {
+    const buffer = new Buffer("");
+    const search = new Search(program, buffer, 0, 0);
+    const text = "Checking the forecast for the coast, then the hills. ".repeat(100);
+    for (let at = 0; at < text.length; at += 4) {
+      buffer.grow(text.slice(at, at + 4));
+      search.advance();
+      assert.ok(search.looks.size <= 70 && search.pending.size <= 8, `${at}: ${search.looks.size} kept`);
+    }
+  }
+});
+
 test("constructs the matcher does not model make a pattern opaque: late, never wrong", () => {
   for (const source of ["(a)\\1", "(?<=a)b", "(?i)abc", "(?:a*)*", "(?=(a))"])
     assert.equal(compileProgram(source), null, source);

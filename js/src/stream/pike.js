@@ -1071,9 +1071,10 @@ export class Search {
       let condition;
       if (template.make === Boundary) condition = new Boundary(this.buffer, position, template.before, template.want);
       else if (template.make === Lookahead) {
-        condition = new Lookahead(this.buffer, position, template.program, template.negate, this.base);
-        condition.pc = template.pc;
-        this.looks.set(`${template.pc}:${position}`, condition);
+        condition = this.kept(
+          new Lookahead(this.buffer, position, template.program, template.negate, this.base),
+          template.pc,
+        );
       } else condition = new template.make(this.buffer, position);
       this.pending.add(condition);
       return condition;
@@ -1188,19 +1189,25 @@ export class Search {
     // no literal starts here: (?=...) fails and (?!...) holds, whatever follows
     if (starts !== null && at < this.buffer.length && !starts.has(this.buffer.unit(at))) return inst[2];
     if (starts === null || at < this.buffer.length) this.far = true; // it reads past the next character
-    const key = `${pc}:${at}`;
-    let condition = this.looks.get(key);
+    let condition = this.looks.get(`${pc}:${at}`);
     if (condition === undefined) {
-      condition = new Lookahead(this.buffer, at, inst[1], inst[2], this.base);
-      condition.pc = pc;
-      if (this.looks.size > 64) {
-        // threads only move forward: a lookahead before `at - 1` is not met again (`at`, not the search's
-        // position, which one large feed does not move until it is read whole)
-        for (const [other, held] of this.looks) if (held.position < at - 1) this.looks.delete(other);
-      }
-      this.looks.set(key, condition);
+      condition = this.kept(new Lookahead(this.buffer, at, inst[1], inst[2], this.base), pc);
     }
     return this.undecided(condition);
+  }
+
+  /** `look`, the lookahead of the instruction at `pc`, kept to be met again at its position (another thread reaching
+   * the same lookahead there). */
+  kept(look, pc) {
+    const at = look.position;
+    look.pc = pc;
+    if (this.looks.size > 64) {
+      // threads only move forward: a lookahead before `at - 1` is not met again (`at`, not the search's
+      // position, which one large feed does not move until it is read whole)
+      for (const [other, held] of this.looks) if (held.position < at - 1) this.looks.delete(other);
+    }
+    this.looks.set(`${pc}:${at}`, look);
+    return look;
   }
 
   undecided(condition) {

@@ -924,8 +924,7 @@ class Search:
             condition = Boundary(self.buffer, at, template[1], template[2], template[3])
             condition.empty = template[4]
         elif kind is Lookahead:
-            condition = Lookahead(self.buffer, at, template[1], template[2], self.base)
-            self._looks[(id(template[1]), at, template[2])] = condition
+            condition = self._kept(Lookahead(self.buffer, at, template[1], template[2], self.base))
         else:
             condition = kind(self.buffer, at)
         self.pending[condition] = None
@@ -1060,14 +1059,18 @@ class Search:
         if program.literals is not None and at < self.buffer.length and self.buffer.char(at) not in program.starts:
             return bool(inst[2])  # no literal starts here: (?=...) fails and (?!...) holds, whatever follows
         self._far = self._far or program.literals is None or at < self.buffer.length  # read past the next character
-        key = (id(program), at, inst[2])
-        condition = self._looks.get(key)
+        condition = self._looks.get((id(program), at, inst[2]))
         if condition is None:
-            condition = Lookahead(self.buffer, at, inst[1], inst[2], self.base)
-            if len(self._looks) > 64:  # threads only move forward: a lookahead before ``at - 1`` is not met again
-                self._looks = {k: v for k, v in self._looks.items() if k[1] >= at - 1}
-            self._looks[key] = condition
+            condition = self._kept(Lookahead(self.buffer, at, inst[1], inst[2], self.base))
         return self._pending(condition)
+
+    def _kept(self, look: Lookahead) -> Lookahead:
+        """``look``, kept to be met again at its position (another thread reaching the same lookahead there)."""
+        at = look.position
+        if len(self._looks) > 64:  # threads only move forward: a lookahead before ``at - 1`` is not met again
+            self._looks = {k: v for k, v in self._looks.items() if k[1] >= at - 1}
+        self._looks[(id(look.program), at, look.negate)] = look
+        return look
 
     def _pending(self, condition: Condition) -> bool | Condition:
         verdict = condition.decide()
