@@ -7,11 +7,12 @@ from __future__ import annotations
 import random
 import re
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from response_schema.stream.pike import TAIL, Buffer, Memo, Search, compile_program
+from response_schema.stream.pike import TAIL, Buffer, Memo, Program, Search, compile_program
 
 ATOMS = ["a", "b", "<", ">", " ", "\\s", "\\d", "\\w", "[^<]", "[a-c]", ".", "\\n", "(?:ab|a)", "x"]
 ALPHABET = "ab< >1x\n_é"
@@ -38,6 +39,20 @@ def random_pattern(rng: random.Random, depth: int = 0) -> str:
     return "".join(parts)
 
 
+def random_programs(rng: random.Random, tries: int) -> Iterator[tuple[str, re.Pattern[str], Program]]:
+    """Of ``tries`` random patterns (with random flags), those Python compiles and the VM models."""
+    for _ in range(tries):
+        source = random_pattern(rng)
+        flags = re.DOTALL | rng.choice([0, 0, re.MULTILINE, re.ASCII])
+        try:
+            pattern = re.compile(source, flags)
+        except re.error:
+            continue
+        program = compile_program(pattern)
+        if program is not None:
+            yield source, pattern, program
+
+
 def spans(match: re.Match[str] | None, groups: int) -> Any:
     if match is None:
         return None
@@ -61,16 +76,7 @@ def consistent(final: tuple[int, ...], entry: Any) -> bool:
 def test_the_final_match_is_always_among_the_candidates(seed: int) -> None:
     rng = random.Random(seed)
     checked = 0
-    for _ in range(250):
-        source = random_pattern(rng)
-        flags = re.DOTALL | rng.choice([0, 0, re.MULTILINE, re.ASCII])
-        try:
-            pattern = re.compile(source, flags)
-        except re.error:
-            continue
-        program = compile_program(pattern)
-        if program is None:
-            continue
+    for source, pattern, program in random_programs(rng, 250):
         for _ in range(6):
             text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 10)))
             final = spans(pattern.search(text), pattern.groups)
@@ -148,16 +154,7 @@ def test_the_steps_a_memo_takes_are_the_steps_the_vm_takes(seed: int, limit: int
     monkeypatch.setattr(Memo, "LIMIT", limit)
     rng = random.Random(100 + seed)
     learned = 0
-    for _ in range(150):
-        source = random_pattern(rng)
-        flags = re.DOTALL | rng.choice([0, 0, re.MULTILINE, re.ASCII])
-        try:
-            pattern = re.compile(source, flags)
-        except re.error:
-            continue
-        program = compile_program(pattern)
-        if program is None:
-            continue
+    for source, _, program in random_programs(rng, 150):
         for _ in range(8):
             text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 30)))
             anchored = rng.random() < 0.3
