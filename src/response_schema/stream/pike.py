@@ -687,7 +687,7 @@ class Memo:
     pcs, their registers (the position read as -1, the one before it as -2) and their conditions (numbers into
     the name's templates, each a condition made at the position read), so a steady stretch of text (a long content
     or thinking) repeats a few names, and a step is a dictionary look-up. A step that reads past the next character
-    is not kept. Only a name without conditions is a key: a feed's first step starts after they are decided."""
+    is not kept; the first step of a feed decides the conditions the last one left open."""
 
     LIMIT = 4096  # steps and names kept; past it the memo starts again (a program's memo stays a few megabytes)
 
@@ -708,8 +708,7 @@ class Memo:
                 return None
             named.append((pc, tuple(-1 if r == position else -2 if r == before else r for r in regs), NONE))
         name = (tuple(named), ())
-        if len(self.names) >= self.LIMIT:
-            self.steps, self.names, self.chosen = {}, {}, {}
+        self._room()
         return self.names.setdefault(name, name)
 
     def learn(self, key: tuple[int, int, int], name: tuple[Any, ...], search: Search, position: int) -> Any:
@@ -733,12 +732,16 @@ class Memo:
                 spelled.append(r)
             named.append((pc, tuple(spelled), frozenset(numbers.setdefault(c, len(numbers)) for c in conds)))
         templates = tuple(_template(condition) for condition in numbers)
-        if len(self.steps) >= self.LIMIT or len(self.names) >= self.LIMIT:
-            self.steps, self.names, self.chosen = {}, {}, {}
+        self._room()
         reached = (tuple(named), templates)
         reached = self.names.setdefault(reached, reached)
         self.steps[key] = (name, reached, search.idle, fix)
         return self.fixed(reached, position) if fix else reached
+
+    def _room(self) -> None:
+        """Start again when ``LIMIT`` steps or names are kept (a search holding an older name finds no step for it)."""
+        if len(self.steps) >= self.LIMIT or len(self.names) >= self.LIMIT:
+            self.steps, self.names, self.chosen = {}, {}, {}
 
     def fixed(self, name: tuple[Any, ...], position: int) -> tuple[Any, ...]:
         """A learned name holding -3 (the position two back, which a name at the next step spells out)."""
