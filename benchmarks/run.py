@@ -185,7 +185,7 @@ def recorded_work(schema: Any, inputs: list[str]) -> list[tuple[Callable[..., An
     original = fast._Source.constant
 
     def constant(self: Any, stem: str, value: Any) -> str:
-        return original(self, stem, recording(value, stem in "IP") if stem in "SXIP" else value)
+        return original(self, stem, recording(value, stem in "IP") if stem in "SXIPL" else value)
 
     fast._Source.constant = constant  # type: ignore[method-assign]
     fast._HELPERS["parsed"] = recording(walk.parsed, False)

@@ -15,6 +15,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from . import plans
 from .errors import ParseError
 from .schema import Node
 from .walk import (
@@ -43,6 +44,7 @@ _HELPERS: dict[str, Any] = {
     "match_value": match_value,
     "mismatch": mismatch,
     "need_string": need_string,
+    "NO_MATCH": plans.NO_MATCH,
     "number_value": number_value,
     "parsed": parsed,
     "transformed": transformed,
@@ -88,47 +90,70 @@ class _Source:
         else:
             this = self.constant("N", node)
             body += ["if c is None:", "    return None"]  # [NODE-2]
+            text = False  # whether the content is known to be a string here
             if node.has_stages:
-                body += self.stages(node, this)
-            body += self.typed(node, this)
+                lines, text = self.stages(node, this)
+                body += lines
+            body += self.typed(node, this, text)
         self.lines += [f"def {name}(c):", *("    " + line for line in body)]
         return name
 
-    def stages(self, node: Node, this: str) -> list[str]:
+    def stages(self, node: Node, this: str) -> tuple[list[str], bool]:
         """Steps 3 to 8 of [NODE-1], only those the node has, in the walk's order; a regex stage that finds
-        nothing returns no value."""
+        nothing returns no value. With the lines, whether the content they leave is known to be a string (the
+        checks that it is are then left out)."""
         lines = []
+        text = node.needs_string
         if node.needs_string:  # [NODE-3]
             lines += _guard("not isinstance(c, str)", f"mismatch({this}, 'a regex keyword needs string input', c)")
         for pattern, replacement in node.substitutions:  # [SUBS-2]
-            sub, replacement = self.constant("S", pattern.sub), self.constant("R", replacement)
-            lines.append(f"c = {sub}({replacement}, c)")
+            planned = plans.substitution(pattern, replacement)
+            if planned is not None:
+                lines.append(f"c = {self.constant('L', planned)}(c)")
+            else:
+                sub, template = self.constant("S", pattern.sub), self.constant("R", replacement)
+                lines.append(f"c = {sub}({template}, c)")
         if node.regex is not None:  # [REGEX-2]
-            lines += [f"m = {self.constant('X', node.regex.search)}(c)", "if m is None:", "    return None"]
-            lines.append("c = match_value(m)" if node.regex.groupindex else "c = m.group(1)")  # [REGEX-4..6]
+            plan = plans.plan(node.regex)
+            if plan is not None and plan.search is not None:  # group 1's text, or NO_MATCH
+                lines += [f"c = {self.constant('L', plan.search)}(c)", "if c is NO_MATCH:", "    return None"]
+            else:
+                lines += [f"m = {self.constant('X', node.regex.search)}(c)", "if m is None:", "    return None"]
+                lines.append("c = match_value(m)" if node.regex.groupindex else "c = m.group(1)")  # [REGEX-4..6]
+                text = False  # a group that took no part gives None
         if node.iterator is not None:  # [ITER-2]
-            finditer = self.constant("I", node.iterator.finditer)
-            value = "match_value(m)" if node.iterator.groupindex else "m.group(1)"
-            lines += [f"need_string({this}, c, 'x-regex-iterator')", f"c = [{value} for m in {finditer}(c)]"]
+            if not text:
+                lines.append(f"need_string({this}, c, 'x-regex-iterator')")
+            text = False
+            plan = plans.plan(node.iterator)
+            if plan is not None and plan.finditer is not None:
+                lines.append(f"c = {self.constant('L', plan.finditer)}(c)")
+            else:
+                value = "match_value(m)" if node.iterator.groupindex else "m.group(1)"
+                lines.append(f"c = [{value} for m in {self.constant('I', node.iterator.finditer)}(c)]")
             lines += ["if not c:", "    return None"]  # [ITER-4]
         if node.key_value is not None:  # [KV-3]
             pairs = self.constant("P", node.key_value.finditer)
-            lines += [f"need_string({this}, c, 'x-regex-key-value')", f"c = key_values({this}, list({pairs}(c)))"]
-            lines += ["if not c:", "    return None"]  # [KV-5]
+            if not text:
+                lines.append(f"need_string({this}, c, 'x-regex-key-value')")
+            lines += [f"c = key_values({this}, list({pairs}(c)))", "if not c:", "    return None"]  # [KV-5]
+            text = False
         if node.parser is not None:  # [PARSER-2]
             lines.append(f"c = parsed({this}, c)")
             if node.transform is not None:  # [ARGS-3]
                 lines.append(f"c = transformed({this}, c, True)")
         if node.mapping is not None or node.mapping_regex is not None:
             lines.append(f"c = mapped({this}, c)")
-        return lines
+        return lines, text and node.parser is None and node.mapping is None and node.mapping_regex is None
 
-    def typed(self, node: Node, this: str) -> list[str]:
+    def typed(self, node: Node, this: str, text: bool) -> list[str]:
         if node.type == "object":
             return self.object(node, this)
         if node.type == "array":
             return self.array(node, this)
         if node.type == "string":  # [STR-1]
+            if text:
+                return ["return c"]
             string_check = _guard("not isinstance(c, str)", f"mismatch({this}, 'a string node needs a string', c)")
             return [*string_check, "return c"]
         if node.type in _LEAVES:

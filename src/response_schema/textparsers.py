@@ -30,6 +30,8 @@ def _finite_float(text: str) -> float:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+_SCAN = _DECODER.scan_once  # type: ignore[attr-defined]
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")  # [JSON-2]
 
 
 def parse_json(text: str) -> Any:
@@ -38,7 +40,13 @@ def parse_json(text: str) -> Any:
     if too_deep(text, MAX_JSON_DEPTH):
         raise TooDeep(f"JSON nests deeper than {MAX_JSON_DEPTH} levels")
     try:
-        return _DECODER.decode(text)
+        try:  # what decode() does, without its Python wrapper
+            value, end = _SCAN(text, _JSON_SPACE.match(text).end())  # type: ignore[union-attr]
+        except StopIteration:
+            end = -1
+        if end < 0 or _JSON_SPACE.match(text, end).end() != len(text):  # type: ignore[union-attr]
+            return _DECODER.decode(text)  # it refuses the text: decode() gives the error
+        return value
     except NotJSON:
         raise
     except ValueError as exc:  # JSONDecodeError, and integers beyond Python's digit limit

@@ -60,6 +60,14 @@ def _comparator(tree: dict[str, Any], interpreter: Any) -> Search:
         return lambda value: interpreter.visit(tree, value)  # ordering: the interpreter's number and string rules
     left, right = _children(tree, interpreter)
     equals = jmespath.visitor._equals  # type: ignore[attr-defined]  # the interpreter's own equality
+    first, second = tree["children"]
+    for side, literal in ((left, second), (right, first)):
+        if literal["type"] == "literal" and type(literal["value"]) is str:
+            # beside a string the interpreter's equality is Python's: its rule for 0, 1, true and false needs none
+            text = literal["value"]
+            if tree["value"] == "eq":
+                return lambda value: side(value) == text
+            return lambda value: side(value) != text
     if tree["value"] == "eq":
         return lambda value: equals(left(value), right(value))
     return lambda value: not equals(left(value), right(value))

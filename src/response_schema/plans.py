@@ -1,0 +1,484 @@
+"""Patterns that string searches can run, for the fast path (fast.py). The library's schemas are made of a few
+shapes: markers (literal text), ``\\s*``, and a lazy ``.*?`` up to the first of a set of markers or the end. Python's
+``re`` runs a lazy ``.*?`` one character at a time, trying what follows it at each; a *plan* finds the same match
+([RE-1] to [RE-6]) with ``str.find`` and a search for the markers, so a long thinking or call costs little.
+
+The shapes (``L`` is a literal or a non-capturing alternation of literals; every literal is non-empty and does not
+start with whitespace, so ``\\s*`` and a literal never compete for a character and backtracking into ``\\s*`` never
+changes whether what follows matches):
+
+- *region*: ``[^[\\s*]] L [(?=G)|(?!G)] [\\s*] [(]B[)] [\\s*] S``, ``B`` being ``.*?`` or ``(?:(?!L).)*?`` and
+  ``S`` ``$``, a literal, or an alternation of literals, lookaheads of literals and ``$``; ``G`` is any pattern
+  without groups. The match runs from the opener to the first place where ``S`` holds; with ``(?!L)`` in ``B``,
+  it fails when one of those literals comes first, and the search goes on after the opener.
+- *rest*: ``^(?:R)?(.*)$`` with ``R`` a region: the text after ``R`` when it matches at the start, or all of it.
+- *free*: ``^\\s*((?:(?!L).)*?)\\s*$``: the text stripped of whitespace, when it holds none of the literals.
+- a single literal, replaced: ``str.replace``.
+
+Anything else (classes outside a lookahead, other escapes and quantifiers, named groups, inline flags) has no plan
+and runs with ``re``. The walk never uses plans: tests/test_plans.py compares every shape with ``re`` on generated
+texts, and tests/test_fast.py the fast path with the walk."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+NO_MATCH: Any = object()  # what a plan's search gives when the pattern does not match
+
+# An item of a pattern read by ``_Reader``: ("lit", text), ("ws",) for \s*, ("any", lazy) for .* and .*?,
+# ("dot",), ("begin",), ("end",), ("look", negate, alternatives or None, source) and
+# ("group", index or None, alternatives, quantifier "" | "?" | "*?").
+Item = tuple[Any, ...]
+
+
+class _NoPlan(Exception):
+    """The pattern is not one of the shapes."""
+
+
+class _Reader:
+    """A pattern's source read as the shapes need it; any other syntax raises _NoPlan. A lookahead keeps its
+    source, so a guard can run it with ``re`` whatever it holds."""
+
+    def __init__(self, source: str) -> None:
+        self.source, self.at, self.groups = source, 0, 0
+
+    def alternatives(self) -> list[list[Item]]:
+        alternatives = [self.sequence()]
+        while self._next("|"):
+            alternatives.append(self.sequence())
+        return alternatives
+
+    def sequence(self) -> list[Item]:
+        items: list[Item] = []
+        while self.at < len(self.source) and self.source[self.at] not in "|)":
+            item = self.item()
+            if item[0] == "lit" and items and items[-1][0] == "lit":
+                items[-1] = ("lit", items[-1][1] + item[1])
+            else:
+                items.append(item)
+        return items
+
+    def item(self) -> Item:
+        char = self.source[self.at]
+        self.at += 1
+        if char == "\\":
+            escaped = self.source[self.at : self.at + 1]
+            self.at += 1
+            if escaped == "s" and self._next("*"):
+                return self._alone(("ws",))
+            if escaped.isascii() and len(escaped) == 1 and not escaped.isalnum() and escaped != "_":
+                return self._alone(("lit", escaped))  # [RE-2] a backslash before ASCII punctuation
+            raise _NoPlan
+        if char == ".":
+            if self._next("*"):
+                return self._alone(("any", self._next("?")))
+            return self._alone(("dot",))
+        if char in "^$":
+            return ("begin",) if char == "^" else ("end",)
+        if char == "(":
+            return self.group()
+        if char in "*+?{}[]|)":
+            raise _NoPlan
+        return self._alone(("lit", char))
+
+    def group(self) -> Item:
+        if not self._next("?"):
+            self.groups += 1
+            index = self.groups
+        elif self._next(":"):
+            index = None
+        elif self.source[self.at : self.at + 1] in ("=", "!"):
+            return self.lookahead()
+        else:
+            raise _NoPlan  # named groups, inline flags, lookbehinds
+        alternatives = self.alternatives()
+        if not self._next(")"):
+            raise _NoPlan
+        quantifier = "?" if self._next("?") else "*?" if self._next("*?") else ""
+        return self._alone(("group", index, alternatives, quantifier))
+
+    def lookahead(self) -> Item:
+        negate = self.source[self.at] == "!"
+        start = self.at + 1
+        end = _closing(self.source, start)
+        body = self.source[start:end]
+        try:
+            if re.compile(body, re.DOTALL).groups:
+                raise _NoPlan  # its groups would count among the pattern's
+        except re.error:
+            raise _NoPlan from None
+        reader = _Reader(body)
+        try:
+            alternatives: list[list[Item]] | None = reader.alternatives()
+            if reader.at != len(body):
+                alternatives = None
+        except (_NoPlan, IndexError):
+            alternatives = None  # a guard: run with re
+        self.at = end + 1
+        return self._alone(("look", negate, alternatives, self.source[start - 3 : end + 1]))
+
+    def _next(self, text: str) -> bool:
+        if self.source.startswith(text, self.at):
+            self.at += len(text)
+            return True
+        return False
+
+    def _alone(self, item: Item) -> Item:
+        if self.at < len(self.source) and self.source[self.at] in "*+?{":
+            raise _NoPlan  # a quantifier the shapes do not have
+        return item
+
+
+def _closing(source: str, at: int) -> int:
+    """Where the group whose body starts at ``at`` closes (escapes and classes skipped)."""
+    depth = 1
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            at += 2
+            continue
+        if char == "[":
+            at += 1
+            at += source.startswith("^", at)
+            at += source.startswith("]", at)  # a "]" first is a literal
+            while at < len(source) and source[at] != "]":
+                at += 2 if source[at] == "\\" else 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return at
+        at += 1
+    raise _NoPlan
+
+
+def _read(pattern: re.Pattern[str]) -> list[Item]:
+    if pattern.flags != re.DOTALL | re.UNICODE or not isinstance(pattern.pattern, str):
+        raise _NoPlan  # [REGEX-1] DOTALL alone; inline flags change what the items mean
+    reader = _Reader(pattern.pattern)
+    try:
+        alternatives = reader.alternatives()
+    except IndexError:
+        raise _NoPlan from None
+    if reader.at != len(pattern.pattern):
+        raise _NoPlan
+    return alternatives[0] if len(alternatives) == 1 else [("group", None, alternatives, "")]
+
+
+def _literals(item: Item) -> tuple[str, ...]:
+    """The literals of a literal or of a non-capturing alternation of literals, nested ones in order."""
+    if item[0] == "lit":
+        literals: tuple[str, ...] = (item[1],)
+    elif item[0] == "group" and item[1] is None and item[3] == "":
+        literals = ()
+        for alternative in item[2]:
+            if len(alternative) != 1:
+                raise _NoPlan
+            literals += _literals(alternative[0])
+    else:
+        raise _NoPlan
+    if not all(literal and not literal[0].isspace() for literal in literals):
+        raise _NoPlan
+    return literals
+
+
+def _looked(item: Item) -> tuple[str, ...]:
+    """The literals of a lookahead of literals."""
+    if item[0] != "look" or item[2] is None:
+        raise _NoPlan
+    return _literals(("group", None, item[2], ""))
+
+
+def _stops(item: Item) -> list[tuple[str, str]]:
+    """What ends a region, in order: ("eat", literal), ("look", literal) or ("end", "") for $."""
+    alternatives = [[item]] if item[0] != "group" else item[2]
+    if item[0] == "group" and (item[1] is not None or item[3] != ""):
+        raise _NoPlan
+    stops: list[tuple[str, str]] = []
+    for alternative in alternatives:
+        if len(alternative) != 1:
+            raise _NoPlan
+        (inner,) = alternative
+        if inner == ("end",):
+            stops.append(("end", ""))
+        elif inner[0] == "look" and not inner[1] and inner[2] is not None:
+            for looked in inner[2]:  # (?=A|B|$)
+                if looked == [("end",)]:
+                    stops.append(("end", ""))
+                else:
+                    stops += [("look", literal) for literal in _literals(("group", None, [looked], ""))]
+        else:
+            stops += [("eat", literal) for literal in _literals(inner)]
+    return stops
+
+
+def _alternation(literals: tuple[str, ...]) -> str:
+    return "(?:" + "|".join(re.escape(literal) for literal in literals) + ")"
+
+
+class _Literals:
+    """The first occurrence of some literals from a position: where it starts, and where the match ends there
+    (after a literal matched, at the start of one looked ahead at). At one position the first literal in order
+    that starts there is the one, as an alternation takes it."""
+
+    def __init__(self, literals: list[tuple[str, bool]]) -> None:  # (literal, whether it is matched)
+        self.one = literals[0][0] if len(literals) == 1 else None
+        self.length: dict[str, int] = {}
+        for literal, eaten in literals:
+            self.length.setdefault(literal, len(literal) if eaten else 0)
+        self.pattern = re.compile(_alternation(tuple(literal for literal, _ in literals)), re.DOTALL)
+
+    def find(self, text: str, at: int) -> tuple[int, int]:
+        """(start, end) of the first occurrence from ``at``, or (-1, -1)."""
+        one = self.one
+        if one is not None:
+            index = text.find(one, at)
+            return (index, index + self.length[one]) if index >= 0 else (-1, -1)
+        found = self.pattern.search(text, at)
+        if found is None:
+            return -1, -1
+        start = found.start()
+        return start, start + self.length[found.group()]
+
+
+def _back(text: str, at: int, floor: int) -> int:
+    """Back over the whitespace before ``at``, not before ``floor``."""
+    while at > floor and text[at - 1].isspace():
+        at -= 1
+    return at
+
+
+def _nowhere(text: str, at: int) -> None:
+    return None
+
+
+_LAZY = ("any", True)
+
+
+class Region:
+    """The region shape: ``match(text, at)`` gives (start, group start, group end, end) of the leftmost match from
+    ``at``, as ``pattern.search(text, at)`` finds it, or None."""
+
+    def __init__(self, items: list[Item]) -> None:
+        items = list(items)
+        self.anchored = lead = space = self.trail = self.captured = False
+        if items[:1] == [("begin",)]:
+            self.anchored, items = True, items[1:]
+            if items[:1] == [("ws",)]:
+                lead, items = True, items[1:]
+        if not items:
+            raise _NoPlan
+        openers = _literals(items.pop(0))
+        guard = items.pop(0)[3] if items and items[0][0] == "look" else ""
+        if items[:1] == [("ws",)]:
+            space, items = True, items[1:]
+        # the opener, its guard and the whitespace around it, in one call of re
+        head = ("\\s*" if lead else "") + _alternation(openers) + guard + ("\\s*" if space else "")
+        compiled = re.compile(head, re.DOTALL)
+        self.head = compiled.match if self.anchored else compiled.search
+        body = items.pop(0) if items else None
+        if body is not None and body[:2] == ("group", 1) and body[3] == "" and [len(a) for a in body[2]] == [1]:
+            self.captured, body = True, body[2][0][0]
+        self.held: _Literals | None = None  # the literals (?:(?!L).)*? may not pass
+        if body != _LAZY:
+            if body is None or body[0] != "group" or body[1] is not None or body[3] != "*?" or len(body[2]) != 1:
+                raise _NoPlan
+            step = body[2][0]
+            if len(step) != 2 or step[1] != ("dot",) or step[0][0] != "look" or not step[0][1]:
+                raise _NoPlan
+            held = _looked(step[0])
+            self.held = _Literals([(literal, True) for literal in held])
+        if items[:1] == [("ws",)]:
+            self.trail, items = True, items[1:]
+        if len(items) != 1:
+            raise _NoPlan
+        stops = _stops(items[0])
+        literals = [(literal, kind == "eat") for kind, literal in stops if kind != "end"]
+        self.stop = _Literals(literals) if literals else None
+        # $ is a stop too. No literal starts with whitespace, so none starts where $ holds: the order of the
+        # alternatives decides between literals only.
+        self.ends = any(kind == "end" for kind, _ in stops)
+        if (not self.ends or self.held is not None) and len(openers) > 1:
+            raise _NoPlan  # a failing region would send the backtracking to the other openers
+
+        self.match = self._matcher()
+
+    def _matcher(self) -> Callable[[str, int], tuple[int, int, int, int] | None]:
+        """``match(text, at)``: (start, group start, group end, end) of the leftmost match from ``at``, as
+        ``pattern.search(text, at)`` finds it, or None. A closure over what it reads, for speed."""
+        head, anchored, ends, trail = self.head, self.anchored, self.ends, self.trail
+        search: Callable[[str, int], Any]
+        if self.stop is not None:
+            one, length, search = self.stop.one, self.stop.length, self.stop.pattern.search
+        else:  # $ alone
+            one, length, search = None, {}, _nowhere
+        eaten = length[one] if one is not None else 0
+        held = self.held.find if self.held is not None else None
+
+        def match(text: str, at: int) -> tuple[int, int, int, int] | None:
+            if anchored and at > 0:
+                return None  # ^ holds only at the start of the text
+            while True:
+                opened = head(text, at)
+                if opened is None:
+                    return None
+                begin, inner = opened.span()
+                if one is not None:
+                    first = text.find(one, inner)
+                    finish = first + eaten
+                else:
+                    found = search(text, inner)
+                    first = finish = -1
+                    if found is not None:
+                        first = found.start()
+                        finish = first + length[found.group()]
+                if ends:
+                    # $ holds at the end, and before a newline that ends the text; after \s*, at the end itself
+                    size = len(text)
+                    end = size - 1 if not trail and size > inner and text[size - 1] == "\n" else size
+                    if first < 0 or end < first:
+                        first = finish = end
+                elif first < 0:
+                    return None  # no stop after this opener, nor after a later one
+                close = _back(text, first, inner) if trail else first
+                if held is None:
+                    return begin, inner, close, finish
+                passed = held(text, inner)[0]
+                if passed < 0 or passed >= close:
+                    return begin, inner, close, finish
+                if anchored:
+                    return None
+                at = begin + 1  # the lazy loop met a literal it may not pass: a later start
+
+        return match
+
+
+class Plan:
+    """What the fast path asks of a pattern, each None when the plan cannot give it."""
+
+    def __init__(self) -> None:
+        self.search: Callable[[str], Any] | None = None  # group 1's text, or NO_MATCH
+        self.finditer: Callable[[str], list[Any]] | None = None  # group 1's text of every match
+        self.replace: Callable[[str], Callable[[str], str]] | None = None  # replacement -> (text -> text)
+
+
+def _region_plan(items: list[Item]) -> Plan:
+    region = Region(items)
+    plan = Plan()
+
+    def search(text: str) -> Any:
+        found = region.match(text, 0)
+        return NO_MATCH if found is None else text[found[1] : found[2]]
+
+    def finditer(text: str) -> list[Any]:  # [RE-6]: a match is never empty (its opener is not)
+        groups: list[Any] = []
+        at = 0
+        while True:
+            found = region.match(text, at)
+            if found is None:
+                return groups
+            groups.append(text[found[1] : found[2]])
+            at = found[3]
+
+    def replace(replacement: str) -> Callable[[str], str]:
+        def sub(text: str) -> str:
+            match = region.match
+            found = match(text, 0)
+            if found is None:
+                return text
+            pieces: list[str] = []
+            at = 0
+            while found is not None:
+                pieces += (text[at : found[0]], replacement)
+                at = found[3]
+                found = match(text, at)
+            pieces.append(text[at:])
+            return "".join(pieces)
+
+        return sub
+
+    if region.captured:
+        plan.search, plan.finditer = search, finditer
+    plan.replace = replace
+    return plan
+
+
+def _rest_plan(items: list[Item]) -> Plan:
+    if len(items) != 4 or items[0] != ("begin",) or items[2:] != [("group", 1, [[("any", False)]], ""), ("end",)]:
+        raise _NoPlan
+    optional = items[1]
+    if optional[0] != "group" or optional[1] is not None or optional[3] != "?" or len(optional[2]) != 1:
+        raise _NoPlan
+    inner = optional[2][0]
+    region = Region(inner if inner[:1] == [("begin",)] else [("begin",), *inner])
+    if region.captured:
+        raise _NoPlan
+    plan = Plan()
+
+    def search(text: str) -> Any:
+        found = region.match(text, 0)
+        return text if found is None else text[found[3] :]  # (.*)$ takes the rest whole
+
+    plan.search = search
+    return plan
+
+
+def _free_plan(items: list[Item]) -> Plan:
+    if len(items) != 5 or items[:2] != [("begin",), ("ws",)] or items[3:] != [("ws",), ("end",)]:
+        raise _NoPlan
+    group = items[2]
+    if group[0] != "group" or group[1] != 1 or group[3] != "" or len(group[2]) != 1 or len(group[2][0]) != 1:
+        raise _NoPlan
+    loop = group[2][0][0]
+    if loop[0] != "group" or loop[1] is not None or loop[3] != "*?" or len(loop[2]) != 1:
+        raise _NoPlan
+    step = loop[2][0]
+    if len(step) != 2 or step[1] != ("dot",) or step[0][0] != "look" or not step[0][1]:
+        raise _NoPlan
+    literals = _looked(step[0])
+    held = _Literals([(literal, True) for literal in literals])
+    plan = Plan()
+
+    def search(text: str) -> Any:
+        # a literal starts with no whitespace, so one anywhere in the text is one the lazy loop must pass
+        if held.find(text, 0)[0] >= 0:
+            return NO_MATCH
+        return text.strip()  # str.strip removes what \s matches ([RE-3])
+
+    plan.search = search
+    return plan
+
+
+def _replace_plan(items: list[Item]) -> Plan:
+    if len(items) != 1 or items[0][0] != "lit":
+        raise _NoPlan
+    literal = items[0][1]
+    plan = Plan()
+    plan.replace = lambda replacement: lambda text: text.replace(literal, replacement)
+    return plan
+
+
+def plan(pattern: re.Pattern[str]) -> Plan | None:
+    """The plan of a pattern of one of the shapes, or None."""
+    try:
+        items = _read(pattern)
+    except _NoPlan:
+        return None
+    for make in (_region_plan, _rest_plan, _free_plan, _replace_plan):
+        try:
+            return make(items)
+        except _NoPlan:
+            continue
+    return None
+
+
+def substitution(pattern: re.Pattern[str], replacement: str) -> Callable[[str], str] | None:
+    """``pattern.sub(replacement, text)`` as a function of the text, when a plan can run it and the replacement
+    inserts no group ([RE-7]: a template without a backslash is its own text)."""
+    found = plan(pattern)
+    if found is None or found.replace is None or "\\" in replacement:
+        return None
+    return found.replace(replacement)

@@ -1,0 +1,175 @@
+"""A plan (plans.py) finds what Python's re finds: the same group of the same match, the same matches, the same
+substitution, on texts made of the pattern's own markers, pieces of them, whitespace of every kind and other
+characters. Every planned pattern of the library, and patterns written to reach each rule of the shapes.
+tox -e fuzz-fast runs more texts (PLAN_FUZZ_TEXTS)."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+from typing import Any
+
+import pytest
+
+import response_schema as rs
+from response_schema import plans
+
+TEXTS = int(os.environ.get("PLAN_FUZZ_TEXTS", "600"))  # generated texts per pattern
+
+
+def library_patterns() -> list[str]:
+    found: dict[str, None] = {}
+
+    def visit(value: Any) -> None:
+        if isinstance(value, list):
+            for item in value:
+                visit(item)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key in ("x-regex", "x-regex-iterator", "x-regex-key-value"):
+                    found[item] = None
+                elif key == "x-regex-substitutions":
+                    found.update((pattern, None) for pattern, _ in item)
+                else:
+                    visit(item)
+
+    for name in rs.schemas.names():
+        visit(rs.schemas.load(name))
+    return list(found)
+
+
+# Written to reach the rules: $ before a final newline, openers sharing a prefix, a stop matched and looked at,
+# a guard that fails and a later opener whose guard holds, literals a region may not pass, stops that are never
+# found, whitespace around everything, a replacement that is not empty.
+SHAPES = [
+    r"<a>(.*?)(?:</a>|$)",
+    r"<a>\s*(.*?)\s*(?:</a>|(?=<b>)|$)",
+    r"(?:<ab>|<a>)\s*(.*?)\s*(?:</a>|$)",
+    r"(?:<a>|<ab>)(.*?)(?:</a>|$)",
+    r"<a>(.*?)(?:</a>|(?=</a>)|$)",
+    r"<a>(.*?)(?=</a>|<b>|$)",
+    r"<a>(.*?)</a>",
+    r"<a>\s*(.*?)\s*</a>",
+    r"<a>(?=\s*[^\s<])(.*?)\s*(?:</a>|$)",
+    r"<a>(?!\s*x)\s*(.*?)\s*(?:</a>|$)",
+    r"<a>(?=[\w]+\{)((?:(?!<a>).)*?)</a>",
+    r"<a>(?=\s*[^\s<])((?:(?!<a>|<b>).)*?)\s*</a>",
+    r"<a>((?:(?!<b>).)*?)\s*(?:</a>|$)",
+    r"<a>((?:(?!</a>|<b>).)*?)(?:</a>|$)",
+    r"aa((?:(?!a).)*?)c",
+    r"^<a>(.*?)(?:</a>|$)",
+    r"^\s*<a>\s*(.*?)\s*(?:</a>|(?=<b>|<a>)|$)",
+    r"^\s*(?:<a>|<ab>)\s*(.*?)\s*(?:(?:</a>|</b>)|(?=<b>)|$)",
+    r"^\s*<a>((?:(?!<b>).)*?)(?:</a>|$)",
+    r"^\s*<a>.*?(?:</a>|$)",
+    r"<a>.*?(?:</a>|$)",
+    r"<a>.*?</a>",
+    r"^(?:^\s*<a>.*?(?:</a>|(?=<b>)|$))?(.*)$",
+    r"^(?:<a>.*?</a>)?(.*)$",
+    r"^(?:\s*<a>(?=x).*?(?:</a>|$))?(.*)$",
+    r"^\s*((?:(?!<a>|</a>|<b>).)*?)\s*$",
+    r"^\s*((?:(?!<a>).)*?)\s*$",
+    r"<a>",
+    r"\[A\]\s*(.*?)\s*(?:\[/A\]|$)",
+]
+
+NO_PLAN = [
+    r"(?P<key><a>)(.*?)</a>",  # named groups
+    r"(?i)<a>(.*?)</a>",  # inline flags
+    r"<a>([^<]*?)</a>",  # a class outside a lookahead
+    r"<a>(.*?)\1",  # a backreference
+    r"\n<a>(.*?)</a>",  # an escape that is no punctuation
+    r" <a>(.*?)</a>",  # a literal that starts with whitespace
+    r"<a>?(.*?)</a>",  # a quantified literal
+    r"<a>(.+?)</a>",  # another quantifier
+    r"<a>(?=(x))(.*?)</a>",  # a group inside a guard
+    r"<a>(?<=a)(.*?)</a>",  # a lookbehind
+    r"(?:<a>|<b>)(.*?)</a>",  # openers sharing a region that may fail
+    r"<a>(.*?)(?:</a>|x$)",  # a stop that is no literal
+    r"<a>.*",  # runs as fast with re
+]
+
+SPACES = [" ", "\n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", " \n", "\n\n"]
+OTHERS = ["x", "y", "{", "é", "ab", "\U0001f600"]
+
+
+def pieces(pattern: str) -> list[str]:
+    """The pattern's markers, their halves, whitespace and other text: what generated texts are made of."""
+    literals = re.findall(r"(?:\\.|[^\\()|?*.$^\[\]+{}])+", pattern)
+    found = set()
+    for literal in (re.sub(r"\\(.)", r"\1", literal) for literal in literals):
+        found |= {literal, literal[: len(literal) // 2], literal[len(literal) // 2 :]}
+    found.discard("")
+    return sorted(found) + SPACES + OTHERS
+
+
+def texts(pattern: str, seed: int) -> list[str]:
+    generator = random.Random(f"{seed}:{pattern}")
+    parts = pieces(pattern)
+    return ["".join(generator.choice(parts) for _ in range(generator.randint(0, 10))) for _ in range(TEXTS)]
+
+
+def check(source: str, seed: int) -> int:
+    """Compare the plan of ``source`` with re on generated texts; how many ways of use were compared."""
+    pattern = re.compile(source, re.DOTALL)
+    plan = plans.plan(pattern)
+    assert plan is not None, source
+    ways = 0
+    for text in texts(source, seed):
+        if plan.search is not None:
+            match = pattern.search(text)
+            assert plan.search(text) == (plans.NO_MATCH if match is None else match.group(1)), (source, text)
+        if plan.finditer is not None:
+            assert plan.finditer(text) == [match.group(1) for match in pattern.finditer(text)], (source, text)
+        if plan.replace is not None:
+            for replacement in ("", "<R>"):
+                assert plan.replace(replacement)(text) == pattern.sub(replacement, text), (source, text)
+    ways += (plan.search is not None) + (plan.finditer is not None) + (plan.replace is not None)
+    return ways
+
+
+def test_the_library_has_planned_patterns_of_every_shape() -> None:
+    planned = [source for source in library_patterns() if plans.plan(re.compile(source, re.DOTALL))]
+    assert len(planned) >= 50
+    kinds = {
+        (plan.search is not None, plan.finditer is not None, plan.replace is not None)
+        for plan in (plans.plan(re.compile(source, re.DOTALL)) for source in planned)
+    }
+    assert {(True, True, True), (True, False, False), (False, False, True)} <= kinds
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_every_planned_library_pattern_finds_what_re_finds(seed: int) -> None:
+    compared = 0
+    for source in library_patterns():
+        if plans.plan(re.compile(source, re.DOTALL)) is not None:
+            compared += check(source, seed)
+    assert compared >= 60
+
+
+@pytest.mark.parametrize("source", SHAPES)
+def test_each_rule_of_the_shapes_finds_what_re_finds(source: str) -> None:
+    for seed in range(3):
+        assert check(source, seed) >= 1
+
+
+@pytest.mark.parametrize("source", NO_PLAN)
+def test_other_patterns_have_no_plan(source: str) -> None:
+    assert plans.plan(re.compile(source, re.DOTALL)) is None
+
+
+def test_a_substitution_inserting_a_group_has_no_plan() -> None:
+    pattern = re.compile(r"<a>(.*?)(?:</a>|$)", re.DOTALL)
+    assert plans.substitution(pattern, r"[\1]") is None
+    assert plans.substitution(pattern, "[]") is not None
+
+
+def test_a_long_region_is_read_in_linear_time() -> None:
+    """The point of a plan: a region of a million characters is found with a few searches, not a step a
+    character with a look at every marker (re takes about a second here, the plan milliseconds)."""
+    pattern = re.compile(r"^\s*((?:(?!<a>|<b>|<c>|<d>).)*?)\s*$", re.DOTALL)
+    plan = plans.plan(pattern)
+    assert plan is not None and plan.search is not None
+    text = " thinking about it " * 60_000
+    assert plan.search(text) == text.strip()
