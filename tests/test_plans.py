@@ -88,6 +88,19 @@ NO_PLAN = [
     r"(?:<a>|<b>)(.*?)</a>",  # openers sharing a region that may fail
     r"<a>(.*?)(?:</a>|x$)",  # a stop that is no literal
     r"<a>.*",  # runs as fast with re
+    r"(x)(?=\1)",  # a guard that does not compile alone
+    r"(?:<a>\s*|<b>)(.*?)</a>",  # an opener that is no literal
+    r"<a>(?:(?![^x]).)*?</a>",  # a tempered body held by a class
+    r"^",  # no opener
+    r"<a>.(.*?)</a>",  # a body that is no lazy dot
+    r"^(?:<a>)(.*)$",  # a head that is not optional
+    r"^\s*(?:a)\s*$",  # a whole that is not captured
+    r"^\s*(.*?)\s*$",  # a whole that is not tempered
+    r"^\s*((?:(?!a)x)*?)\s*$",  # a tempered step that is no dot
+    r"<a>(.*?)(</a>)",  # a stop captured
+    r"<a>(?:(?!b)x)*?</a>",  # a tempered body whose step is no dot
+    r"<a>(.*?)</a>.",  # more after the stop
+    r"^(?:<a>(.*?)</b>)?(.*)$",  # an optional head that captures: group 1 is not the rest
 ]
 
 SPACES = [" ", "\n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", " \n", "\n\n"]

@@ -94,8 +94,7 @@ class _Reader:
         else:
             raise _NoPlan  # named groups, inline flags, lookbehinds
         alternatives = self.alternatives()
-        if not self._next(")"):
-            raise _NoPlan
+        self.at += 1  # its ")": the pattern compiled
         quantifier = "?" if self._next("?") else "*?" if self._next("*?") else ""
         return self._alone(("group", index, alternatives, quantifier))
 
@@ -112,8 +111,6 @@ class _Reader:
         reader = _Reader(body)
         try:
             alternatives: list[list[Item]] | None = reader.alternatives()
-            if reader.at != len(body):
-                alternatives = None
         except (_NoPlan, IndexError):
             alternatives = None  # a guard: run with re
         self.at = end + 1
@@ -413,9 +410,7 @@ def _rest_plan(items: list[Item]) -> Plan:
     if optional[0] != "group" or optional[1] is not None or optional[3] != "?" or len(optional[2]) != 1:
         raise _NoPlan
     inner = optional[2][0]
-    region = Region(inner if inner[:1] == [("begin",)] else [("begin",), *inner])
-    if region.captured:
-        raise _NoPlan
+    region = Region(inner if inner[:1] == [("begin",)] else [("begin",), *inner])  # uncaptured: (.*) is group 1
     plan = Plan()
 
     def search(text: str) -> Any:
