@@ -41,7 +41,8 @@ def library_patterns() -> list[str]:
 
 # Written to reach the rules: $ before a final newline, openers sharing a prefix, a stop matched and looked at,
 # a guard that fails and a later opener whose guard holds, literals a region may not pass, stops that are never
-# found, whitespace around everything, a replacement that is not empty.
+# found, whitespace around everything, a replacement that is not empty, a second marker after the opener (and
+# markers that end in whitespace, so that a later head can end inside an earlier one), a group through its stop.
 SHAPES = [
     r"<a>(.*?)(?:</a>|$)",
     r"<a>\s*(.*?)\s*(?:</a>|(?=<b>)|$)",
@@ -72,6 +73,13 @@ SHAPES = [
     r"^\s*((?:(?!<a>).)*?)\s*$",
     r"<a>",
     r"\[A\]\s*(.*?)\s*(?:\[/A\]|$)",
+    r"<a>\s*<b>(?=[^\s>])((?:(?!<a>).)*?</b>)",
+    r"<a>\s*<b>\s*(.*?)\s*(?:</b>|$)",
+    r"<a>(?=x)\s*<b>(?!y)(.*?)</b>",
+    r"x \s*x (.*?)x",
+    r"a\s*a \s*(.*?)b",
+    r"<a>((?:(?!<b>).)*?\s*</a>)",
+    r"<a>(.*?(?:</a>|(?=<b>)|$))",
 ]
 
 NO_PLAN = [

@@ -7,7 +7,8 @@ The shapes (``L`` is a literal or a non-capturing alternation of literals; every
 start with whitespace, so ``\\s*`` and a literal never compete for a character and backtracking into ``\\s*`` never
 changes whether what follows matches):
 
-- *region*: ``[^[\\s*]] L [(?=G)|(?!G)] [\\s*] [(]B[)] [\\s*] S``, ``B`` being ``.*?`` or ``(?:(?!L).)*?`` and
+- *region*: ``[^[\\s*]] L [(?=G)|(?!G)] [\\s* M [(?=G)]] [\\s*] [(]B[)] [\\s*] S`` or the same with the group
+  running through the stop, ``(B [\\s*] S)``; ``B`` is ``.*?`` or ``(?:(?!L).)*?``, ``M`` a second literal, and
   ``S`` ``$``, a literal, or an alternation of literals, lookaheads of literals and ``$``; ``G`` is any pattern
   without groups. The match runs from the opener to the first place where ``S`` holds; with ``(?!L)`` in ``B``,
   it fails when one of those literals comes first, and the search goes on after the opener.
@@ -261,7 +262,7 @@ class Region:
 
     def __init__(self, items: list[Item]) -> None:
         items = list(items)
-        self.anchored = lead = space = self.trail = self.captured = False
+        self.anchored = lead = self.trail = self.captured = False
         if items[:1] == [("begin",)]:
             self.anchored, items = True, items[1:]
             if items[:1] == [("ws",)]:
@@ -269,16 +270,32 @@ class Region:
         if not items:
             raise _NoPlan
         openers = _literals(items.pop(0))
-        guard = items.pop(0)[3] if items and items[0][0] == "look" else ""
+        # the opener, its guard, the whitespace after it and a second marker after that, in one call of re; at
+        # a position the head matches one way only (a marker does not start with whitespace)
+        head = ("\\s*" if lead else "") + _alternation(openers)
+        if items and items[0][0] == "look":
+            head += items.pop(0)[3]
         if items[:1] == [("ws",)]:
-            space, items = True, items[1:]
-        # the opener, its guard and the whitespace around it, in one call of re
-        head = ("\\s*" if lead else "") + _alternation(openers) + guard + ("\\s*" if space else "")
+            head, items = head + "\\s*", items[1:]
+            if items and items[0][0] == "lit":  # <tool_call>\s*<function=
+                if items[0][1][0].isspace():
+                    raise _NoPlan
+                head += re.escape(items.pop(0)[1])
+                if items and items[0][0] == "look":
+                    head += items.pop(0)[3]
+                if items[:1] == [("ws",)]:
+                    head, items = head + "\\s*", items[1:]
         compiled = re.compile(head, re.DOTALL)
         self.head = compiled.match if self.anchored else compiled.search
         body = items.pop(0) if items else None
-        if body is not None and body[:2] == ("group", 1) and body[3] == "" and [len(a) for a in body[2]] == [1]:
-            self.captured, body = True, body[2][0][0]
+        self.through = False  # the group runs through the stop: (B S)
+        if body is not None and body[:2] == ("group", 1) and body[3] == "" and len(body[2]) == 1:
+            inside = body[2][0]
+            if len(inside) == 1:
+                self.captured, body = True, inside[0]
+            elif not items:
+                self.captured = self.through = True
+                body, items = inside[0], list(inside[1:])
         self.held: _Literals | None = None  # the literals (?:(?!L).)*? may not pass
         if body != _LAZY:
             if body is None or body[0] != "group" or body[1] is not None or body[3] != "*?" or len(body[2]) != 1:
@@ -306,11 +323,12 @@ class Region:
     def _matcher(self) -> Callable[[str, int], tuple[int, int, int, int] | None]:
         """``match(text, at)``: (start, group start, group end, end) of the leftmost match from ``at``, as
         ``pattern.search(text, at)`` finds it, or None. A closure over what it reads, for speed."""
-        head, anchored, ends, trail = self.head, self.anchored, self.ends, self.trail
+        head, anchored, ends, trail, through = self.head, self.anchored, self.ends, self.trail, self.through
         search: Callable[[str, int], Any]
         if self.stop is not None:
             one, length, search = self.stop.one, self.stop.length, self.stop.pattern.search
-        else:  # $ alone
+            find = self.stop.find
+        else:  # $ alone: a stop always found
             one, length, search = None, {}, _nowhere
         eaten = length[one] if one is not None else 0
         held = self.held.find if self.held is not None else None
@@ -339,13 +357,17 @@ class Region:
                     if first < 0 or end < first:
                         first = finish = end
                 elif first < 0:
-                    return None  # no stop after this opener, nor after a later one
+                    if find(text, begin + 1)[0] < 0:
+                        return None  # no stop after this head, nor after a later one
+                    at = begin + 1  # a later head may end before this one, inside it: its stop may come first
+                    continue
                 close = _back(text, first, inner) if trail else first
+                group_end = finish if through else close
                 if held is None:
-                    return begin, inner, close, finish
+                    return begin, inner, group_end, finish
                 passed = held(text, inner)[0]
                 if passed < 0 or passed >= close:
-                    return begin, inner, close, finish
+                    return begin, inner, group_end, finish
                 if anchored:
                     return None
                 at = begin + 1  # the lazy loop met a literal it may not pass: a later start
