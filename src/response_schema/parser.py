@@ -48,7 +48,8 @@ class Parser:
         ``prefix`` is what the assistant turn already held before the output, such as a ``<think>\n`` that the
         chat template prefilled: the parse reads ``prefix + text`` ([GEN-5]). ``tools``, the request's function
         definitions (or ``Tools`` made from them once), type the arguments of calls to them (section 15)."""
-        return _typed(self.fast(_whole(text, prefix)), _tools(tools))
+        message = self.fast(_whole(text, prefix))
+        return message if tools is None else (tools if isinstance(tools, Tools) else Tools(tools)).typed(message)
 
     def parse_walked(self, text: str, prefix: str = "", tools: Any = None) -> Any:
         """``parse`` by the readable walk (walk.py): the reference that the fast path is checked against, and
@@ -93,7 +94,7 @@ def _typed(message: Any, typing: Tools | None) -> Any:
 
 def _whole(text: str, prefix: str) -> str:
     """The text a parse reads: the prefix, then the output ([GEN-5])."""
-    for name, value in (("input", text), ("prefix", prefix)):
-        if not isinstance(value, str):  # native data only
-            raise ParseError("type-mismatch", "", f"the {name} must be a string, not {type(value).__name__}")
-    return prefix + text
+    if isinstance(text, str) and isinstance(prefix, str):
+        return prefix + text
+    name, value = ("input", text) if not isinstance(text, str) else ("prefix", prefix)  # native data only
+    raise ParseError("type-mismatch", "", f"the {name} must be a string, not {type(value).__name__}")

@@ -32,6 +32,7 @@ def _finite_float(text: str) -> float:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 _SCAN = _DECODER.scan_once  # type: ignore[attr-defined]
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")  # [JSON-2]
+_JSON_SPACES = " \t\n\r"
 
 
 def parse_json(text: str) -> Any:
@@ -40,11 +41,12 @@ def parse_json(text: str) -> Any:
     if too_deep(text, MAX_JSON_DEPTH):
         raise TooDeep(f"JSON nests deeper than {MAX_JSON_DEPTH} levels")
     try:
-        try:  # what decode() does, without its Python wrapper
-            value, end = _SCAN(text, _JSON_SPACE.match(text).end())  # type: ignore[union-attr]
+        try:  # what decode() does, without its Python wrapper (and its whitespace regex when there is none)
+            start = _JSON_SPACE.match(text).end() if text[:1] in _JSON_SPACES else 0  # type: ignore[union-attr]
+            value, end = _SCAN(text, start)
         except StopIteration:
             end = -1
-        if end < 0 or _JSON_SPACE.match(text, end).end() != len(text):  # type: ignore[union-attr]
+        if end != len(text) and (end < 0 or _JSON_SPACE.match(text, end).end() != len(text)):  # type: ignore[union-attr]
             return _DECODER.decode(text)  # it refuses the text: decode() gives the error
         return value
     except NotJSON:
