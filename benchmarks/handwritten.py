@@ -1,5 +1,6 @@
-"""Hand-written parsers, the way a server writes one per model: plain re and json, no schema. They are the floor
-the reference is measured against, and must give the reference's output on the corpus inputs."""
+"""Hand-written parsers, the way a server writes one per model: str.find, a few re patterns and json, no schema.
+They are the floor the reference is measured against: on an input where one gives another output than the
+reference (a variant it does not know, an error), it is not timed, only counted (run.py, section 2)."""
 
 from __future__ import annotations
 
@@ -7,45 +8,77 @@ import json
 import re
 from typing import Any
 
-_THINK = re.compile(r"^(?:<think>)?\s*(.*?)\s*</think>", re.DOTALL)
-_AFTER_THINK = re.compile(r"^(?:.*</think>)?\s*(.*?)\s*(?:<tool_call>|<\|im_end\|>|$)", re.DOTALL)
-_NO_THINK = re.compile(r"^\s*(.*?)\s*(?:<tool_call>|<\|im_end\|>|$)", re.DOTALL)
-_TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
+_IM_END = "<|im_end|>"
 
 
-def _hermes_calls(text: str) -> list[dict[str, Any]] | None:
-    calls = []
-    for match in _TOOL_CALL.finditer(text):
-        value = json.loads(match.group(1))
-        calls.append({"type": "function", "function": {"name": value.get("name"), "arguments": value.get("arguments")}})
-    return calls or None
+def _thinking(text: str, message: dict[str, Any], stops: tuple[str, ...]) -> int:
+    """Reads a leading ``<think>`` block into ``message["thinking"]``; where the rest of the output starts. A block
+    cut off before ``</think>`` runs to the first of ``stops``, or to the end."""
+    start = len(text) - len(text.lstrip())
+    if not text.startswith("<think>", start):
+        return 0
+    inner = start + 7
+    close = text.find("</think>", inner)
+    if close >= 0:
+        message["thinking"] = text[inner:close].strip()
+        return close + 8
+    found = [at for at in (text.find(stop, inner) for stop in stops) if at >= 0]
+    end = min(found) if found else len(text)
+    message["thinking"] = text[inner:end].strip()
+    return end
 
 
-def smollm3(text: str) -> dict[str, Any]:
-    """SmolLM3 and Qwen3: optional thinking, content, Hermes-style tool calls."""
+def _blocks(text: str, at: int, opener: str, closer: str) -> tuple[str, list[str]]:
+    """The content outside the ``opener`` … ``closer`` blocks from ``at`` to the end of the turn, and each block's
+    inside (a block cut off runs to the end of the turn)."""
+    end = text.find(_IM_END, at)
+    if end < 0:
+        end = len(text)
+    pieces, blocks = [], []
+    while True:
+        opened = text.find(opener, at, end)
+        if opened < 0:
+            pieces.append(text[at:end])
+            return "".join(pieces).strip(), blocks
+        pieces.append(text[at:opened])
+        closed = text.find(closer, opened, end)
+        blocks.append(text[opened + len(opener) : end if closed < 0 else closed])
+        if closed < 0:
+            return "".join(pieces).strip(), blocks
+        at = closed + len(closer)
+
+
+def _chatml(text: str, thinks: bool) -> dict[str, Any]:
+    """Hermes-style: optional thinking, content, ``<tool_call>`` JSON objects with a name and arguments."""
     message: dict[str, Any] = {"role": "assistant"}
-    thinking = _THINK.search(text)
-    if thinking:
-        message["thinking"] = thinking.group(1)
-    message["content"] = _AFTER_THINK.search(text).group(1)  # type: ignore[union-attr]
-    calls = _hermes_calls(text)
+    at = _thinking(text, message, ("<tool_call>", _IM_END)) if thinks else 0
+    message["content"], blocks = _blocks(text, at, "<tool_call>", "</tool_call>")
+    calls = []
+    for block in blocks:
+        value = json.loads(block)
+        name = value.get("name")
+        if isinstance(name, str) and name:
+            arguments = value.get("arguments")
+            calls.append(
+                {"type": "function", "function": {"name": name, "arguments": {} if arguments is None else arguments}}
+            )
     if calls:
         message["tool_calls"] = calls
     return message
+
+
+def qwen3(text: str) -> dict[str, Any]:
+    """Qwen3 and SmolLM3: optional thinking, content, Hermes-style tool calls."""
+    return _chatml(text, thinks=True)
 
 
 def hermes(text: str) -> dict[str, Any]:
     """Hermes 2 Pro and Qwen2.5: content and tool calls, no thinking."""
-    message: dict[str, Any] = {"role": "assistant", "content": _NO_THINK.search(text).group(1)}  # type: ignore[union-attr]
-    calls = _hermes_calls(text)
-    if calls:
-        message["tool_calls"] = calls
-    return message
+    return _chatml(text, thinks=False)
 
 
-_FUNCTION = re.compile(r"<tool_call>\s*<function=(.*?)</function>\s*</tool_call>", re.DOTALL)
-_FUNCTION_NAME = re.compile(r"^([^>\n]+)>")
-_PARAMETER = re.compile(r"<parameter=(?P<key>[^>\n]+)>\n?(?P<value>.*?)\n?</parameter>", re.DOTALL)
+_FUNCTION_NAME = re.compile(r"([^\s>][^>\n]*?)\s*(?:>|\n|$)")
+_PARAMETER = re.compile(r"<parameter=([^>\n]+)>\n?(.*?)\n?(?:</parameter>|(?=<parameter=|</function>))", re.DOTALL)
 
 
 def _json_or_text(value: str) -> Any:
@@ -56,17 +89,25 @@ def _json_or_text(value: str) -> Any:
 
 
 def qwen3_coder(text: str) -> dict[str, Any]:
-    """Qwen3-Coder XML tool calls."""
-    message: dict[str, Any] = {"role": "assistant", "content": _NO_THINK.search(text).group(1)}  # type: ignore[union-attr]
+    """Qwen3-Coder: content, and XML tool calls whose parameters are JSON or text."""
+    message: dict[str, Any] = {"role": "assistant"}
+    message["content"], blocks = _blocks(text, 0, "<tool_call>", "</tool_call>")
     calls = []
-    for match in _FUNCTION.finditer(text):
-        body = match.group(1)
+    for block in blocks:
+        body = block.lstrip()
+        if not body.startswith("<function="):
+            continue
+        body = body[10:]
+        close = body.find("</function>")
+        if close < 0:
+            continue
+        body = body[: close + 11]
         function: dict[str, Any] = {}
-        name = _FUNCTION_NAME.search(body)
+        name = _FUNCTION_NAME.match(body)
         if name:
             function["name"] = name.group(1)
-        arguments = {m.group("key"): _json_or_text(m.group("value")) for m in _PARAMETER.finditer(body)}
-        if arguments:
+        arguments = {key: _json_or_text(value) for key, value in _PARAMETER.findall(body)}
+        if arguments:  # a call without parameters has no arguments
             function["arguments"] = arguments
         calls.append({"type": "function", "function": function})
     if calls:
@@ -74,45 +115,54 @@ def qwen3_coder(text: str) -> dict[str, Any]:
     return message
 
 
-_ANALYSIS = re.compile(r"<\|channel\|>analysis<\|message\|>(.*?)<\|end\|>", re.DOTALL)
-_FINAL = re.compile(r"<\|channel\|>final<\|message\|>(.*?)(?:<\|return\|>|<\|end\|>|$)", re.DOTALL)
-_COMMENTARY = re.compile(
-    r"((?:to=functions\.[\w.]+ ?<\|channel\|>commentary|<\|channel\|>commentary to=functions\.[\w.]+)"
-    r"[^<]*(?:<\|constrain\|>\w+)?<\|message\|>.*?)(?:<\|call\|>|$)",
-    re.DOTALL,
-)
-_RECIPIENT = re.compile(r"to=functions\.([\w.]+)")
-_BODY = re.compile(r"<\|message\|>(.*)", re.DOTALL)
+_ENDS = ("<|end|>", "<|call|>", "<|return|>")
+_RECIPIENT = re.compile(r"to=functions\.([\w.\-]+)")
 
 
 def gpt_oss(text: str) -> dict[str, Any]:
-    """gpt-oss harmony channels."""
+    """gpt-oss harmony: messages, each a header (``<|start|>assistant``, ``<|channel|>NAME``, a recipient
+    ``to=functions.NAME``) then ``<|message|>`` and a body to ``<|end|>``, ``<|call|>`` or ``<|return|>``. The first
+    analysis message is thinking; final and commentary messages, and text between messages, are content, joined by
+    blank lines; a message to a function is a call with JSON arguments."""
     message: dict[str, Any] = {"role": "assistant"}
-    analysis = _ANALYSIS.search(text)
-    if analysis:
-        message["thinking"] = analysis.group(1)
-    final = _FINAL.search(text)
-    if final:
-        message["content"] = final.group(1)
+    pieces: list[str] = []
     calls = []
-    for match in _COMMENTARY.finditer(text):
-        call = match.group(1)
-        function: dict[str, Any] = {}
-        name = _RECIPIENT.search(call)
-        if name:
-            function["name"] = name.group(1)
-        body = _BODY.search(call)
-        if body:
-            function["arguments"] = json.loads(body.group(1))
-        calls.append({"type": "function", "function": function})
+    at, size = 0, len(text)
+    while at < size:
+        heads = [found for found in (text.find("<|start|>", at), text.find("<|channel|>", at)) if found >= 0]
+        if not heads:
+            pieces.append(text[at:])
+            break
+        head = min(heads)
+        pieces.append(text[at:head])
+        opened = text.find("<|message|>", head)
+        if opened < 0:
+            break
+        header, start = text[head:opened], opened + 11
+        ends = [(found, end) for found, end in ((text.find(end, start), end) for end in _ENDS) if found >= 0]
+        stop, end = min(ends) if ends else (size, "")
+        body = text[start:stop]
+        recipient = _RECIPIENT.search(header)
+        if recipient:
+            calls.append({"type": "function", "function": {"name": recipient.group(1), "arguments": json.loads(body)}})
+        elif "to=" in header:
+            pass  # a message to another recipient is dropped
+        elif "<|channel|>analysis" in header:
+            message.setdefault("thinking", body)
+        else:
+            pieces.append(body + "\n\n" if end == "<|end|>" else body)
+        if end == "<|return|>":
+            break
+        at = stop + len(end) if ends else size
+    message["content"] = "".join(pieces).strip()
     if calls:
         message["tool_calls"] = calls
     return message
 
 
 PARSERS = {
-    "fmt.smollm3": smollm3,
-    "fmt.qwen3": smollm3,
+    "fmt.smollm3": qwen3,
+    "fmt.qwen3": qwen3,
     "fmt.hermes": hermes,
     "fmt.qwen3-coder": qwen3_coder,
     "fmt.gpt-oss": gpt_oss,
