@@ -125,6 +125,8 @@ UNSURE = Outcome(True, UNKNOWN)
 
 
 def merged(outcomes: list[Outcome]) -> Outcome:
+    if len(outcomes) == 1:  # the meet of one outcome is itself
+        return outcomes[0]
     none = any(outcome.none for outcome in outcomes)
     values = [outcome.value for outcome in outcomes if outcome.value is not NOTHING]
     if not values:
