@@ -153,7 +153,7 @@ def gpt_oss(text: str) -> dict[str, Any]:
             pieces.append(body + "\n\n" if end == "<|end|>" else body)
         if end == "<|return|>":
             break
-        at = stop + len(end) if ends else size
+        at = stop + len(end)  # without an end, stop is the size and end is empty
     message["content"] = "".join(pieces).strip()
     if calls:
         message["tool_calls"] = calls
