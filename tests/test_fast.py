@@ -143,6 +143,9 @@ EXPRESSIONS = [
     "max(@)",
     "sum([*].a)",
     "*.a",
+    "a && (" * 16 + "b" + ")" * 16,  # nested deeper than transforms._DEPTH: the interpreter below it
+    "[*]" * 8 + ".a",
+    "[?a][?b][?c][?a][?b][?c][?a].b",
 ]
 JSON = st.recursive(
     st.none()
