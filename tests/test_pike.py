@@ -16,7 +16,7 @@ from response_schema.stream.pike import TAIL, Buffer, Memo, Program, Search, com
 
 ATOMS = ["a", "b", "<", ">", " ", "\\s", "\\d", "\\w", "[^<]", "[a-c]", ".", "\\n", "(?:ab|a)", "x"]
 ALPHABET = "ab< >1x\n_é"
-LOOKS = ["<", "ab", "a|<b", "\\s*<", "a<b|b"]
+LOOKS = ["<", "ab", "a|<b", "\\s*<", "a<b|b", "<|$", "a|\\s*<|\\Z"]
 
 
 def random_pattern(rng: random.Random, depth: int = 0) -> str:
@@ -218,3 +218,25 @@ def test_a_long_search_keeps_few_lookaheads() -> None:
             buffer.grow(text[at : at + 4])
             search.advance()
             assert len(search._looks) <= 70 and len(search.pending) <= 8, at
+
+
+def test_a_lookahead_of_markers_or_the_end_is_decided_by_the_next_character(monkeypatch: Any) -> None:
+    """``(?=A|B|$)`` runs as ``(?:(?=A|B)|$)``: where neither marker starts and no newline stands, the next
+    character decides it, so a lazy loop that stops there takes its steps from the memo (a second stream of the
+    pattern runs the VM a few times, not once per character)."""
+    pattern = re.compile(r"\[CALLS\](.*?)(?=\[CALLS\]|</s>|$)", re.DOTALL)
+    program = compile_program(pattern)
+    assert program is not None
+    steps = []
+    step = Search._step
+    monkeypatch.setattr(Search, "_step", lambda self, char, index: steps.append(index) or step(self, char, index))
+    text = "[CALLS]" + "Checking the forecast for the coast, then the hills. " * 40
+    for _ in range(2):
+        steps.clear()
+        buffer = Buffer()
+        search = Search(program, buffer, 0, 0)
+        for at in range(0, len(text), 4):
+            buffer.grow(text[at : at + 4])
+            search.advance()
+    assert len(steps) < 30, len(steps)
+    assert re.search(pattern, text) is not None and search.candidates()[0]

@@ -173,6 +173,13 @@ class _Compiler:
             direction, body = arg
             if direction != 1 or _has_group(body):
                 raise Opaque("lookbehind or a capture inside a lookaround")
+            split = _split_lookahead(body) if op is c.ASSERT else None
+            if split is not None:
+                self.branch(split)
+                return
+            if op is c.ASSERT and len(body) == 1 and body[0][0] is c.AT:
+                self.item(*body[0])  # (?=$) is $: an assertion reads nothing
+                return
             sub = _Compiler(0)
             sub.multiline, sub.ascii = self.multiline, self.ascii
             inner = sub.program_body(body)
@@ -304,6 +311,24 @@ def _category(code: Any, ascii_only: bool) -> Callable[[str], bool]:
         positive = tests[negated[code]]
         return lambda ch: not positive(ch)
     raise Opaque(f"{code} is not modelled")
+
+
+def _split_lookahead(body: Any) -> list[Any] | None:
+    """``(?=A|B|$)`` as ``(?:(?=A|B)|$)``: a positive lookahead is zero-width and captures nothing, so it holds
+    where one of its alternatives would, and which one does not matter to what follows. Its literal alternatives
+    stay one literal lookahead (decided by the next character where none of them starts: ``_look``), each other
+    alternative is a lookahead of its own, and an assertion alone (``$``) is itself. So a lazy loop that stops at
+    ``(?=MARKER|$)`` takes steps ``Memo`` can keep, as one that stops at ``(?=MARKER)`` does. None when the body is
+    no alternation, or all of its alternatives are literal texts."""
+    if len(body) != 1 or body[0][0] is not c.BRANCH:
+        return None
+    alternatives = body[0][1][1]
+    literal = [alternative for alternative in alternatives if _literals(alternative) is not None]
+    rest = [alternative for alternative in alternatives if _literals(alternative) is None]
+    if not rest:
+        return None
+    split = [[(c.ASSERT, (1, [(c.BRANCH, (None, literal))] if len(literal) > 1 else literal[0]))]] if literal else []
+    return split + [[(c.ASSERT, (1, alternative))] for alternative in rest]
 
 
 def _has_group(items: Any) -> bool:
