@@ -224,7 +224,7 @@ function seeded(seed) {
 }
 
 const ATOMS = ["a", "b", "<", ">", " ", "\\s", "\\d", "\\w", "[^<]", "[a-c]", ".", "\\n", "(?:ab|a)", "x", "😀"];
-const LOOKS = ["<", "ab", "a|<b", "\\s*<", "a<b|b"];
+const LOOKS = ["<", "ab", "a|<b", "\\s*<", "a<b|b", "<|$", "a|\\s*<|\\Z"];
 const ALPHABET = [..."ab< >1x\n_é", "😀"];
 
 function randomPattern(random, depth = 0) {
@@ -336,6 +336,31 @@ test("a long search keeps few lookaheads, whether its steps ran or came from the
       assert.ok(search.looks.size <= 70 && search.pending.size <= 8, `${at}: ${search.looks.size} kept`);
     }
   }
+});
+
+test("a lookahead of markers or the end is decided by the next character: its steps come from the memo", () => {
+  const program = compileProgram("\\[CALLS\\](.*?)(?=\\[CALLS\\]|</s>|$)");
+  const text = "[CALLS]" + "Checking the forecast for the coast, then the hills. ".repeat(40);
+  const step = Search.prototype.step;
+  let steps = 0;
+  Search.prototype.step = function (...args) {
+    steps++;
+    return step.apply(this, args);
+  };
+  try {
+    for (let round = 0; round < 2; round++) {
+      steps = 0;
+      const buffer = new Buffer("");
+      const search = new Search(program, buffer, 0, 0);
+      for (let at = 0; at < text.length; at += 4) {
+        buffer.grow(text.slice(at, at + 4));
+        search.advance();
+      }
+    }
+  } finally {
+    Search.prototype.step = step;
+  }
+  assert.ok(steps < 30, `${steps} steps of the VM on the second stream`);
 });
 
 test("constructs the matcher does not model make a pattern opaque: late, never wrong", () => {

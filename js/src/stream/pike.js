@@ -287,6 +287,27 @@ function literals(items) {
   return texts.includes("") ? null : texts;
 }
 
+/**
+ * `(?=A|B|$)` as `(?:(?=A|B)|$)`: a positive lookahead is zero-width and captures nothing, so it holds where one of
+ * its alternatives would, and which one does not matter to what follows. Its literal alternatives stay one literal
+ * lookahead (decided by the next character where none of them starts), each other alternative is a lookahead of its
+ * own, and an assertion alone (`$`) is itself: a lazy loop that stops at `(?=MARKER|$)` takes steps the memo can
+ * keep. Null when the body is no alternation, or all of its alternatives are literal texts (as pike.py).
+ */
+function splitLookahead(body) {
+  if (body.length !== 1 || body[0].op !== "branch") return null;
+  const alternatives = body[0].alternatives;
+  const literal = alternatives.filter((alternative) => literals(alternative) !== null);
+  const rest = alternatives.filter((alternative) => literals(alternative) === null);
+  if (rest.length === 0) return null;
+  const split = [];
+  if (literal.length > 0) {
+    const looked = literal.length > 1 ? [{ op: "branch", alternatives: literal }] : literal[0];
+    split.push([{ op: "look", negate: false, body: looked }]);
+  }
+  return split.concat(rest.map((alternative) => [{ op: "look", negate: false, body: alternative }]));
+}
+
 // ---- Compiling a tree into a program ----
 
 class Compiler {
@@ -338,6 +359,15 @@ class Compiler {
         this.emit([ASSERT, item.kind, null]);
         break;
       case "look": {
+        const split = item.negate ? null : splitLookahead(item.body);
+        if (split !== null) {
+          this.branch(split);
+          break;
+        }
+        if (!item.negate && item.body.length === 1 && item.body[0].op === "at") {
+          this.item(item.body[0]); // (?=$) is $: an assertion reads nothing
+          break;
+        }
         const sub = new Compiler(this.multiline);
         sub.sequence(item.body);
         sub.emit([MATCH]);
