@@ -581,3 +581,32 @@ def test_a_long_call_is_not_read_whole_on_every_feed(monkeypatch: pytest.MonkeyP
             stream.finish()
             per_char.append(read[0] / len(output))
         assert per_char[1] <= per_char[0] + 1, (family.name, per_char)  # what texts shorter than CUT cost is fixed
+
+
+def test_a_description_several_threads_give_is_analysed_once() -> None:  # [STREAM-6]
+    """Threads that differ only where the match value does not look (a group that ended at the end of the text or
+    is still open there) give equal descriptions: ``distinct`` keeps the first of each, in order, so the meet over
+    them (the same outcome met with itself) is computed once. Spans are equal by where they are, open texts by
+    where they start and stop, fields by their fields."""
+    from response_schema.stream.analysis import ANY, NO_MATCH, Exact, Fields, Open, distinct
+
+    buffer, other = Buffer('<call>{"a": 1'), Buffer("x")
+    open_text, span = Open(buffer, 6), Exact.span(buffer, 0, 6)
+    contents = [
+        open_text,
+        Open(buffer, 6),
+        Open(buffer, 6, 9),
+        Open(other, 6),
+        span,
+        Exact.span(buffer, 0, 6),
+        Fields({"name": Open(buffer, 6)}),
+        Fields({"name": Open(buffer, 6)}),
+        Fields({"name": Open(buffer, 7)}),
+        NO_MATCH,
+        ANY,
+        NO_MATCH,
+        Exact(None),
+        Exact(None),
+    ]
+    kept = distinct(contents)
+    assert [next(i for i, c in enumerate(contents) if c is each) for each in kept] == [0, 2, 3, 4, 6, 8, 9, 10, 12, 13]

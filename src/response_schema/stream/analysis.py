@@ -64,6 +64,11 @@ class Exact:
     def _key(self) -> tuple[Any, ...]:
         return ("span", self.origin, self._end) if self._end >= 0 else (self._value, self.origin)
 
+    def identity(self) -> Any:
+        """What tells this content from others (``distinct``): a span of the output by where it is, any other
+        value by the object (it may not be hashable)."""
+        return self._key() if self._end >= 0 else id(self)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Exact) and self._key() == other._key()
 
@@ -403,7 +408,7 @@ class Analysis:
             contents.append(NO_MATCH)  # [REGEX-4]
             if not search.anchored:
                 contents.append(ANY)  # a match that starts later
-        return contents
+        return distinct(contents)
 
     def parsed(self, node: Node, content: Any) -> Any:
         """[PARSER-2] on an open string: JSON text that no continuation changes is parsed; anything else is not
@@ -595,6 +600,32 @@ def collapsed(contents: list[Any]) -> list[Any]:
     if not is_open or origin is None:
         return contents
     return [Open(origin[0], origin[1], end), *kept]
+
+
+def distinct(contents: list[Any]) -> list[Any]:
+    """``contents`` without repeats, in order. Threads that differ only in what the match value does not read (a
+    group ended or still open at the same place) give the same description; it gives the same outcome, and the meet
+    of an outcome with itself is that outcome ([STREAM-6]), so each is analysed once."""
+    if len(contents) < 2:
+        return contents
+    seen: set[Any] = set()
+    kept = []
+    for each in contents:
+        key = _identity(each)
+        if key not in seen:
+            seen.add(key)
+            kept.append(each)
+    return kept
+
+
+def _identity(content: Any) -> Any:
+    if isinstance(content, Open):
+        return (Open, content.buffer, content.base, content.end)
+    if isinstance(content, Exact):
+        return content.identity()
+    if isinstance(content, Fields):
+        return (Fields, tuple((name, _identity(value)) for name, value in content.fields.items()))
+    return content  # ANY, NO_MATCH
 
 
 def spanned_value(match: re.Match[str], origin: tuple[Buffer, int]) -> Any:
@@ -821,7 +852,7 @@ class Iterator:
             start, end = entry[1][0], entry[1][1]
             self.search = Search(self.program, buffer, self.source.base, end, must_advance=start == end)
         entries, more = self.search.candidates()
-        tails = tuple(match_value(self.pattern, self.program, buffer, entry) for entry in entries)
+        tails = tuple(distinct([match_value(self.pattern, self.program, buffer, entry) for entry in entries]))
         if more and not self.search.anchored:
             tails += (ANY,)
         return Items(tuple(self.known), tails, more)
