@@ -350,7 +350,7 @@ export class Analysis {
       contents.push(NO_MATCH); // [REGEX-4]
       if (!search.anchored) contents.push(ANY); // a match that starts later
     }
-    return contents;
+    return distinct(contents);
   }
 
   /** [PARSER-2] on an open string: JSON text that no continuation changes is parsed; anything else is not known
@@ -491,6 +491,33 @@ function firstAfterSpace([buffer, start], end) {
     if (!" \t\n\r".includes(unit)) return unit;
   }
   return "";
+}
+
+/** `contents` without repeats, in order. Threads that differ only in what the match value does not read (a group
+ * ended or still open at the same place) give the same description; it gives the same outcome, and the meet of an
+ * outcome with itself is that outcome ([STREAM-6]), so each is analysed once (as analysis.py's `distinct`). */
+function distinct(contents) {
+  if (contents.length < 2) return contents;
+  const seen = new Set();
+  return contents.filter((each) => {
+    const key = identity(each);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** What tells a content from others, as a string: an open text by where it starts and stops, fields by their
+ * fields, ANY and NO_MATCH by name, any other content by the object (a buffer's spans are one object each:
+ * `bufferExact`). */
+function identity(content) {
+  if (content instanceof Open) return `open:${idOf(content.buffer)}:${content.base}:${content.end}`;
+  if (content instanceof Fields) {
+    const fields = Object.entries(content.fields).map(([name, value]) => [name, identity(value)]);
+    return `fields:${JSON.stringify(fields)}`;
+  }
+  if (typeof content === "symbol") return `symbol:${content.description}`; // ANY, NO_MATCH
+  return `object:${idOf(content)}`;
 }
 
 /** Texts of one buffer from one offset are prefixes of one another: what a text node makes of several of them,
@@ -763,7 +790,7 @@ class Iterator {
       this.search = new Search(this.program, buffer, this.source.base, end, false, start === end);
     }
     const [entries, more] = this.search.candidates();
-    const tails = entries.map((entry) => matchValue(this.program, buffer, entry));
+    const tails = distinct(entries.map((entry) => matchValue(this.program, buffer, entry)));
     if (more && !this.search.anchored) tails.push(ANY);
     return new Items([...this.known], tails, more);
   }
