@@ -175,3 +175,36 @@ def test_compiled_transforms_evaluate_as_the_interpreter(expression: str, value:
     transform = rs.compile({"x-parser": "json", "x-parser-args": {"transform": expression}}).root.transform
     assert transform is not None
     assert evaluated(transform.fast, value) == evaluated(transform.search, value)
+
+
+LEAVES = ["@", "a", "b", "name", "arguments", "`1`", '`"a"`', "'string'", "''", "`null`", "`{}`", "`[1, 2]`", "`true`"]
+LEAVES += ["`0`", "`false`", "a.b", "a[0]", "[0]", "*.a", "[*]"]
+FUNCTIONS = ["type", "length", "to_string", "keys", "values", "to_array", "sort", "reverse", "to_number", "abs", "max"]
+
+
+def _composed(inner: Any) -> Any:
+    two = st.tuples(inner, inner)
+    return st.one_of(
+        two.map(lambda pair: f"({pair[0]}) && ({pair[1]})"),
+        two.map(lambda pair: f"({pair[0]}) || ({pair[1]})"),
+        st.tuples(inner, st.sampled_from(["==", "!=", "<", ">="]), inner).map(lambda t: f"({t[0]}) {t[1]} ({t[2]})"),
+        inner.map(lambda one: f"!({one})"),
+        two.map(lambda pair: f"[({pair[0]}), ({pair[1]})]"),
+        two.map(lambda pair: f"{{x: ({pair[0]}), y: ({pair[1]}), x: ({pair[1]})}}"),
+        two.map(lambda pair: f"({pair[0]})[?({pair[1]})]"),
+        two.map(lambda pair: f"({pair[0]})[*].{{v: ({pair[1]})}}"),
+        two.map(lambda pair: f"({pair[0]}) | ({pair[1]})"),
+        two.map(lambda pair: f"({pair[0]}).[({pair[1]})]"),
+        two.map(lambda pair: f"not_null({pair[0]}, {pair[1]})"),
+        st.tuples(st.sampled_from(FUNCTIONS), inner).map(lambda pair: f"{pair[0]}({pair[1]})"),
+    )
+
+
+@given(expression=st.recursive(st.sampled_from(LEAVES), _composed, max_leaves=10), value=JSON)
+@settings(max_examples=VALUES * 10, deadline=None)
+def test_generated_transforms_evaluate_as_the_interpreter(expression: str, value: Any) -> None:
+    """Random expressions of the subset transforms.py writes out (and of what it leaves to the interpreter, nested
+    in it), on random values: the same value or the same error."""
+    transform = rs.compile({"x-parser": "json", "x-parser-args": {"transform": expression}}).root.transform
+    assert transform is not None
+    assert evaluated(transform.fast, value) == evaluated(transform.search, value)
