@@ -67,7 +67,7 @@ class Transform:
 
     parsed: Any  # jmespath's tree
     checked: bool
-    fast: Search  # the same evaluation as closures (transforms.py), for the fast path
+    fast: Search  # the same evaluation as generated code (transforms.py), for the fast path
 
     def search(self, value: Any) -> Any:
         return _INTERPRETER.visit(self.parsed, value)

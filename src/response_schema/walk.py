@@ -215,7 +215,7 @@ def parsed(node: Node, content: Any) -> Any:
 
 
 def transformed(node: Node, value: Any, fast: bool = False) -> Any:
-    """[ARGS-3] The JMESPath transform applied to the parser's value (by the compiled closures when ``fast``)."""
+    """[ARGS-3] The JMESPath transform applied to the parser's value (by its generated code when ``fast``)."""
     transform = node.transform
     assert transform is not None
     try:
