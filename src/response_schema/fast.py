@@ -7,15 +7,14 @@ planted-bug tests use.
 
 Nothing of the schema is written into the source: patterns, keys, constants and nodes reach it as names bound
 in the namespace it runs in (``N3``, ``K7``), so the source depends only on the schema's shape and a schema's
-text can never be code. Sources are compiled once per shape (``_code``)."""
+text can never be code. Sources are compiled once per shape (generated.py)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
-from . import plans
+from . import generated, plans
 from .errors import ParseError
 from .schema import Node
 from .walk import (
@@ -56,14 +55,9 @@ def compile_fast(root: Node) -> Step:
     """The function that parses a text (or any content) as ``Walk().node(root, content)`` does."""
     source = _Source()
     name = source.node(root)
-    namespace = dict(_HELPERS, **source.constants)
-    exec(_code("\n".join(source.lines)), namespace)  # generated identifiers only, see the docstring
-    return namespace[name]  # type: ignore[no-any-return]
-
-
-@functools.lru_cache(maxsize=1024)
-def _code(text: str) -> Any:
-    return compile(text, "<response_schema.fast>", "exec")
+    namespace = {**_HELPERS, **source.constants}
+    step: Step = generated.function("\n".join(source.lines), name, namespace, "<response_schema.fast>")
+    return step
 
 
 class _Source:

@@ -4,17 +4,18 @@ become straight-line statements on local names; any other node of the tree is le
 evaluates that subtree. Each node's statements do what the interpreter's method for its node does, in its order,
 with the interpreter's own equality, truth and functions (tests/test_fast.py compares them on generated values).
 
-As in fast.py, nothing of the expression is written into the source: keys, literals, functions and subtrees reach
-it as names bound in the namespace it runs in (``K3``, ``L4``), so the source depends only on the expression's
-shape. A shape nested deeper than ``_DEPTH`` is left to the interpreter (Python limits nested blocks)."""
+As in fast.py, nothing of the expression is written into the source (generated.py): keys, literals, functions and
+subtrees reach it as names bound in the namespace it runs in (``K3``, ``L4``), so the source depends only on the
+expression's shape. A shape nested deeper than ``_DEPTH`` is left to the interpreter (Python limits nested blocks)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
 import jmespath.visitor
+
+from . import generated
 
 Search = Callable[[Any], Any]
 
@@ -26,14 +27,8 @@ def compile_search(tree: dict[str, Any], interpreter: Any) -> Search:
     source = _Source(interpreter)
     result, _ = source.value(tree, "v", 1)
     text = "\n".join(["def search(v):", *source.lines, f"    return {result}"])
-    namespace = dict(source.constants)
-    exec(_code(text), namespace)  # generated identifiers only, see the docstring
-    return namespace["search"]  # type: ignore[no-any-return]
-
-
-@functools.lru_cache(maxsize=256)
-def _code(text: str) -> Any:
-    return compile(text, "<response_schema.transforms>", "exec")
+    search: Search = generated.function(text, "search", source.constants, "<response_schema.transforms>")
+    return search
 
 
 class _Source:
