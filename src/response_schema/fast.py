@@ -60,18 +60,12 @@ def compile_fast(root: Node) -> Step:
     return step
 
 
-class _Source:
-    """The lines of the generated module and the values its names stand for."""
+class _Source(generated.Source):
+    """The generated module: one function a node."""
 
     def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.constants: dict[str, Any] = {}
+        super().__init__()
         self.functions = 0
-
-    def constant(self, stem: str, value: Any) -> str:
-        name = f"{stem}{len(self.constants)}"
-        self.constants[name] = value
-        return name
 
     def node(self, node: Node) -> str:
         """[NODE-1] in order, as the function of one node: const, no content, the stages, the type."""

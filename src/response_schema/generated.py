@@ -9,6 +9,20 @@ import functools
 from typing import Any
 
 
+class Source:
+    """The lines of a generated source and the values its names stand for."""
+
+    def __init__(self, constants: dict[str, Any] | None = None) -> None:
+        self.lines: list[str] = []
+        self.constants: dict[str, Any] = dict(constants or {})
+
+    def constant(self, stem: str, value: Any) -> str:
+        """A new name for ``value`` in the source: ``stem`` and a number."""
+        name = f"{stem}{len(self.constants)}"
+        self.constants[name] = value
+        return name
+
+
 def function(source: str, name: str, namespace: dict[str, Any], origin: str) -> Any:
     """The function ``name`` that ``source`` defines, run in ``namespace`` (which it is added to); ``origin`` names
     the source in tracebacks."""

@@ -31,27 +31,23 @@ def compile_search(tree: dict[str, Any], interpreter: Any) -> Search:
     return search
 
 
-class _Source:
-    """The statements of one search function and the values its names stand for. ``value`` writes the statements
-    that compute a node of the tree on the value named ``current`` and gives the name holding the result, with
-    whether that result is always a boolean (a comparison's), whose falsity is then ``not``."""
+class _Source(generated.Source):
+    """The statements of one search function. ``value`` writes the statements that compute a node of the tree on
+    the value named ``current`` and gives the name holding the result, with whether that result is always a boolean
+    (a comparison's), whose falsity is then ``not``."""
 
     def __init__(self, interpreter: Any) -> None:
-        self.interpreter = interpreter
         functions = interpreter._functions
-        self.constants: dict[str, Any] = {
-            "visit": interpreter.visit,
-            "equals": jmespath.visitor._equals,  # type: ignore[attr-defined]  # the interpreter's own equality
-            "functions": functions,
-            "call": functions.call_function,
-        }
-        self.lines: list[str] = []
+        super().__init__(
+            {
+                "visit": interpreter.visit,
+                "equals": jmespath.visitor._equals,  # type: ignore[attr-defined]  # the interpreter's own equality
+                "functions": functions,
+                "call": functions.call_function,
+            }
+        )
+        self.interpreter = interpreter
         self.names = 0
-
-    def constant(self, stem: str, value: Any) -> str:
-        name = f"{stem}{len(self.constants)}"
-        self.constants[name] = value
-        return name
 
     def name(self, stem: str = "t") -> str:
         self.names += 1
