@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import response_schema as rs
 from response_schema.jsontext import json_equal
+from response_schema.textparsers import NOT_JSON, NotJSON, json_value, parse_json
 
 PATTERNS = st.sampled_from(
     [
@@ -122,6 +123,22 @@ def test_json_equality_is_an_equivalence(a: Any, b: Any, c: Any) -> None:
     if json_equal(a, b) and json_equal(b, c):
         assert json_equal(a, c)
     assert json_equal(a, json.loads(json.dumps(a)))
+
+
+JSON_TEXT = st.lists(st.sampled_from([*'{}[]",: \n0-.e5a\\', "true", "nul", "NaN", "1e999", '"k"']), max_size=12).map(
+    "".join
+)
+
+
+@given(JSON_TEXT | JSONISH.map(json.dumps))
+def test_json_value_is_parse_json_without_an_exception(text: str) -> None:
+    """[ARGS-4]'s path keeps a text that is not JSON without raising: the same answer as [JSON-1]'s parse."""
+    try:
+        expected = parse_json(text)
+    except NotJSON:
+        expected = NOT_JSON
+    found = json_value(text)
+    assert found is expected if expected is NOT_JSON else json_equal(found, expected)
 
 
 def test_json_equality_is_json_s() -> None:

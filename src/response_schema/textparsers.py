@@ -35,24 +35,44 @@ _JSON_SPACE = re.compile(r"[ \t\n\r]*")  # [JSON-2]
 _JSON_SPACES = " \t\n\r"
 
 
+NOT_JSON: Any = object()  # what ``json_value`` gives for a text that is not JSON
+
+
 def parse_json(text: str) -> Any:
     """Parse ``text`` as one JSON value with optional surrounding whitespace ([JSON-1], [JSON-2]). Depth is
     checked first, on the text, so a text too deep is json-too-deep whether or not it is valid ([LIMIT-2])."""
+    value, error = _scanned(text)
+    if value is NOT_JSON:
+        if error is None:
+            try:
+                _DECODER.decode(text)  # it refuses the text as the scan did: its error says why
+            except ValueError as exc:
+                error = exc
+        raise error if isinstance(error, NotJSON) else NotJSON(str(error)) from None
+    return value
+
+
+def json_value(text: str) -> Any:
+    """``parse_json`` without an exception for a text that is not JSON: NOT_JSON then. Where such a text is kept
+    as it is ([ARGS-4]), it is the common case, and an exception costs several times the parse."""
+    return _scanned(text)[0]
+
+
+def _scanned(text: str) -> tuple[Any, ValueError | None]:
+    """The value of a JSON text and None; or NOT_JSON and the error met inside the value (None when no value
+    starts the text, or more than whitespace follows it). What decode() does, without its Python wrapper."""
     if too_deep(text, MAX_JSON_DEPTH):
         raise TooDeep(f"JSON nests deeper than {MAX_JSON_DEPTH} levels")
     try:
-        try:  # what decode() does, without its Python wrapper (and its whitespace regex when there is none)
-            start = _JSON_SPACE.match(text).end() if text[:1] in _JSON_SPACES else 0  # type: ignore[union-attr]
-            value, end = _SCAN(text, start)
-        except StopIteration:
-            end = -1
-        if end != len(text) and (end < 0 or _JSON_SPACE.match(text, end).end() != len(text)):  # type: ignore[union-attr]
-            return _DECODER.decode(text)  # it refuses the text: decode() gives the error
-        return value
-    except NotJSON:
-        raise
-    except ValueError as exc:  # JSONDecodeError, and integers beyond Python's digit limit
-        raise NotJSON(str(exc)) from None
+        start = _JSON_SPACE.match(text).end() if text[:1] in _JSON_SPACES else 0  # type: ignore[union-attr]
+        value, end = _SCAN(text, start)
+    except StopIteration:
+        return NOT_JSON, None
+    except ValueError as exc:  # JSONDecodeError, NotJSON (a NaN, a number out of range), too many digits
+        return NOT_JSON, exc
+    if end != len(text) and _JSON_SPACE.match(text, end).end() != len(text):  # type: ignore[union-attr]
+        return NOT_JSON, None  # [JSON-1] more than whitespace after the value
+    return value, None
 
 
 def json_value_at(text: str, start: int) -> tuple[Any, int]:

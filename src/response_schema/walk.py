@@ -16,7 +16,7 @@ import jmespath.exceptions
 
 from .errors import ParseError
 from .schema import Node, is_json_value
-from .textparsers import NotJSON, TooDeep, gemma4_to_json, parse_json
+from .textparsers import NOT_JSON, NotJSON, TooDeep, gemma4_to_json, json_value, parse_json
 
 NO_VALUE = object()  # a regex stage found nothing: the node produces no value at once
 
@@ -205,13 +205,14 @@ def parsed(node: Node, content: Any) -> Any:
     need_string(node, content, f"x-parser {node.parser}")
     text = gemma4_to_json(content) if node.parser == "gemma4-tool-call" else content  # [GEMMA-1]
     try:
+        if node.allow_non_json:  # [ARGS-4] a text that is not JSON is kept as it is
+            value = json_value(text)
+            return content if value is NOT_JSON else value
         return parse_json(text)  # [JSON-1]
     except TooDeep as exc:  # [LIMIT-2]
         raise ParseError("json-too-deep", node.path, str(exc)) from None
     except NotJSON as exc:
-        if not node.allow_non_json:  # [ARGS-4]
-            raise ParseError("invalid-json", node.path, f"not JSON ({exc}): {preview(content)}") from None
-        return content
+        raise ParseError("invalid-json", node.path, f"not JSON ({exc}): {preview(content)}") from None
 
 
 def transformed(node: Node, value: Any, fast: bool = False) -> Any:
