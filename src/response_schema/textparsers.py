@@ -43,12 +43,7 @@ def parse_json(text: str) -> Any:
     checked first, on the text, so a text too deep is json-too-deep whether or not it is valid ([LIMIT-2])."""
     value, error = _scanned(text)
     if value is NOT_JSON:
-        if error is None:
-            try:
-                _DECODER.decode(text)  # it refuses the text as the scan did: its error says why
-            except ValueError as exc:
-                error = exc
-        raise error if isinstance(error, NotJSON) else NotJSON(str(error)) from None
+        raise NotJSON(error or _refusal(text))
     return value
 
 
@@ -58,21 +53,32 @@ def json_value(text: str) -> Any:
     return _scanned(text)[0]
 
 
-def _scanned(text: str) -> tuple[Any, ValueError | None]:
-    """The value of a JSON text and None; or NOT_JSON and the error met inside the value (None when no value
-    starts the text, or more than whitespace follows it). What decode() does, without its Python wrapper."""
+def _scanned(text: str) -> tuple[Any, str]:
+    """The value of a JSON text and ""; or NOT_JSON and the error met inside the value ("" when no value starts
+    the text, or more than whitespace follows it). What decode() does, without its Python wrapper. Errors are
+    kept as their messages: an exception kept in a variable is a reference cycle through its traceback, which
+    ``parse_many``'s paused collector would never free."""
     if too_deep(text, MAX_JSON_DEPTH):
         raise TooDeep(f"JSON nests deeper than {MAX_JSON_DEPTH} levels")
     try:
         start = _JSON_SPACE.match(text).end() if text[:1] in _JSON_SPACES else 0  # type: ignore[union-attr]
         value, end = _SCAN(text, start)
     except StopIteration:
-        return NOT_JSON, None
+        return NOT_JSON, ""
     except ValueError as exc:  # JSONDecodeError, NotJSON (a NaN, a number out of range), too many digits
-        return NOT_JSON, exc
+        return NOT_JSON, str(exc)
     if end != len(text) and _JSON_SPACE.match(text, end).end() != len(text):  # type: ignore[union-attr]
-        return NOT_JSON, None  # [JSON-1] more than whitespace after the value
-    return value, None
+        return NOT_JSON, ""  # [JSON-1] more than whitespace after the value
+    return value, ""
+
+
+def _refusal(text: str) -> str:
+    """Why decode() refuses a text in which the scan found no value, or more than whitespace after one."""
+    try:
+        _DECODER.decode(text)
+    except ValueError as exc:
+        return str(exc)
+    raise AssertionError("decode() read a text the scan refused")
 
 
 def json_value_at(text: str, start: int) -> tuple[Any, int]:
