@@ -12,7 +12,7 @@ from typing import Any
 
 from .errors import ResponseSchemaError
 from .schema import json_kind
-from .textparsers import NotJSON, TooDeep, parse_json
+from .textparsers import TooDeep, json_value
 
 _SPACE = " \t\n\r\f\v"  # the whitespace around a number, as [INT-1] reads it
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -156,8 +156,8 @@ def convert(text: str, kind: str) -> Any:
         return None if text.strip(_SPACE) in ("null", "None") else NO_VALUE
     if kind in ("object", "array"):
         try:
-            value = parse_json(text)  # [JSON-1] to [JSON-3]
-        except (NotJSON, TooDeep):
+            value = json_value(text)  # [JSON-1] to [JSON-3]; NOT_JSON is neither
+        except TooDeep:
             return NO_VALUE
         return value if isinstance(value, dict if kind == "object" else list) else NO_VALUE
     return NO_VALUE  # "string" and names JSON Schema does not have

@@ -14,7 +14,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from ..jsontext import json_equal
-from ..textparsers import NotJSON, json_value_at, parse_json
+from ..textparsers import NOT_JSON, NotJSON, TooDeep, json_value, json_value_at
 from .analysis import NOTHING, Analysis
 from .partial import UNKNOWN, JSONText, complete, ended, grow, json_texts, sent_value
 from .pike import Buffer
@@ -163,9 +163,10 @@ def closed(arguments: Any) -> Any:
     if not text.piece(max(text.length - 64, 0)).rstrip(" \t\n\r").endswith("}"):
         return arguments
     try:
-        return parse_json(text.text)
-    except ValueError:  # not JSON yet, or too deep: the one-shot parse says which at the end
+        value = json_value(text.text)
+    except TooDeep:  # the one-shot parse says so at the end
         return arguments
+    return arguments if value is NOT_JSON else value  # not JSON yet
 
 
 def apply(message: Any, delta: Delta) -> Any:

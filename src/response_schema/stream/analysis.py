@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import ParseError
 from ..schema import Node
-from ..textparsers import parse_json
+from ..textparsers import NOT_JSON, TooDeep, json_value
 from ..walk import NO_VALUE, Walk
 from .partial import UNKNOWN, JSONText, OpenArray, OpenObject, OpenText, common_prefix, meet
 from .pike import Buffer, Entry, Program, Search, compile_program
@@ -942,7 +942,6 @@ def json_complete(text: str) -> bool:
     if not stripped or stripped[-1] not in '}]"el':
         return False
     try:
-        parse_json(text)
-    except ValueError:
+        return json_value(text) is not NOT_JSON
+    except TooDeep:
         return False
-    return True
