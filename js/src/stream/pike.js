@@ -995,6 +995,10 @@ export class Search {
     let end = buffer.length;
     if (end > 0 && /[\ud800-\udbff]/.test(buffer.unit(end - 1))) end--; // half a code point: read it whole, later
     if (this.position >= end) return;
+    if (this.matched) {
+      this.position = end; // a certain match: no text that follows changes it, so there is nothing to read
+      return;
+    }
     const memo = this.memoize ? this.program.memos[this.anchored ? 1 : 0] : null;
     const kinds = memo === null ? null : kindsOf(this.program);
     let state = memo === null ? null : this.named; // the entries as `Memo` names them, while it steps

@@ -872,6 +872,9 @@ class Search:
         offset, end = self.position, self.buffer.length
         if offset == end:
             return
+        if self.matched:  # a certain match: no text that follows changes it, so there is nothing to read
+            self.position = end
+            return
         memo = self.program.memos[self.anchored] if self.memoize else None
         state = self.named if memo is not None else None  # the entries as ``Memo`` names them, while it steps
         self.named = None
