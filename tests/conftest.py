@@ -16,7 +16,7 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-# A shell starts a background job (`nohup tox &`) with SIGINT ignored, and a child inherits that: the harness would
+# A shell starts a background job (`nohup pytest &`) with SIGINT ignored, and a child inherits that: the harness would
 # never see the Ctrl-C those tests send. Handled here, the child starts with SIGINT's default action again.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
