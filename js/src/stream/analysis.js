@@ -188,7 +188,7 @@ export class Analysis {
   remember(key, at, result) {
     let kept = this.openedNow.get(key);
     if (kept === undefined) {
-      kept = [...(this.opened.get(key) ?? [])];
+      kept = this.opened.get(key) ?? []; // moved, not copied: the last feed's lists are not read after this one
       this.openedNow.set(key, kept);
     }
     if (kept.length > 0 && kept[kept.length - 1][0] === at) kept[kept.length - 1] = [at, result];

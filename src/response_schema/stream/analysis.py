@@ -250,7 +250,7 @@ class Analysis:
     def _remember(self, key: tuple[Any, ...], at: int, outcome: Outcome) -> None:
         kept = self._opened_now.get(key)
         if kept is None:
-            kept = self._opened_now[key] = list(self._opened.get(key, ()))
+            kept = self._opened_now[key] = self._opened.get(key, [])  # moved: the last feed's lists are not read again
         if kept and kept[-1][0] == at:
             kept[-1] = (at, outcome)
         else:
