@@ -185,36 +185,43 @@ function plain(value) {
 const escaped = (key) => key.replaceAll("~", "~0").replaceAll("/", "~1");
 
 /** `value` without its JSONText values, and those values by pointer (a Map). */
-export function jsonTexts(value, path = "", found = new Map()) {
+export function jsonTexts(value) {
+  const found = new Map();
+  return [withoutTexts(value, "", found), found];
+}
+
+function withoutTexts(value, path, found) {
   if (value instanceof JSONText) {
     found.set(path, value);
-    return [UNKNOWN, found];
+    return UNKNOWN;
   }
   if (value instanceof OpenObject) {
     const kept = new OpenObject();
-    for (const [key, item] of Object.entries(value)) {
-      const [part] = jsonTexts(item, `${path}/${escaped(key)}`, found);
+    for (const key of Object.keys(value)) {
+      const part = withoutTexts(value[key], `${path}/${escaped(key)}`, found);
       if (part !== UNKNOWN) put(kept, key, part);
     }
-    return [kept, found];
+    return kept;
   }
   if (value instanceof OpenArray) {
     const items = new OpenArray();
     for (let index = 0; index < value.length; index++) {
-      const [part] = jsonTexts(value[index], `${path}/${index}`, found);
+      const part = withoutTexts(value[index], `${path}/${index}`, found);
       if (part === UNKNOWN) break;
       items.push(part);
     }
-    return [items, found];
+    return items;
   }
-  return [value, found];
+  return value;
 }
 
 /** The pointers of the outermost values in `value` that are complete. */
-export function ended(value, path = "") {
-  if (complete(value)) return [path];
-  if (value instanceof OpenObject)
-    return Object.entries(value).flatMap(([key, item]) => ended(item, `${path}/${escaped(key)}`));
-  if (value instanceof OpenArray) return value.flatMap((item, index) => ended(item, `${path}/${index}`));
-  return [];
+export function ended(value, path = "", found = []) {
+  if (complete(value)) found.push(path);
+  else if (value instanceof OpenObject) {
+    for (const key of Object.keys(value)) ended(value[key], `${path}/${escaped(key)}`, found);
+  } else if (value instanceof OpenArray) {
+    for (let index = 0; index < value.length; index++) ended(value[index], `${path}/${index}`, found);
+  }
+  return found;
 }
