@@ -267,40 +267,46 @@ def plain(value: Any) -> Any:
     return value
 
 
-def json_texts(value: Any, path: str = "") -> tuple[Any, dict[str, JSONText]]:
+def json_texts(value: Any) -> tuple[Any, dict[str, JSONText]]:
     """``value`` without its JSONText values, and those values by pointer."""
-    if isinstance(value, JSONText):
-        return UNKNOWN, {path: value}
     found: dict[str, JSONText] = {}
+    return _without_texts(value, "", found), found
+
+
+def _without_texts(value: Any, path: str, found: dict[str, JSONText]) -> Any:
+    if isinstance(value, JSONText):
+        found[path] = value
+        return UNKNOWN
     if isinstance(value, dict) and not complete(value):
         kept = OpenObject()
         for key, item in value.items():
-            part, texts = json_texts(item, f"{path}/{_escaped(key)}")
-            found |= texts
+            part = _without_texts(item, f"{path}/{_escaped(key)}", found)
             if part is not UNKNOWN:
                 kept[key] = part
-        return kept, found
+        return kept
     if isinstance(value, list) and not complete(value):
         items = OpenArray()
         for index, item in enumerate(value):
-            part, texts = json_texts(item, f"{path}/{index}")
-            found |= texts
+            part = _without_texts(item, f"{path}/{index}", found)
             if part is UNKNOWN:
                 break
             items.append(part)
-        return items, found
-    return value, found
+        return items
+    return value
 
 
-def ended(value: Any, path: str = "") -> list[str]:
+def ended(value: Any, path: str = "", found: list[str] | None = None) -> list[str]:
     """The pointers of the outermost values in ``value`` that are complete."""
+    found = [] if found is None else found
     if complete(value):
-        return [path]
-    if isinstance(value, dict):
-        return [end for key, item in value.items() for end in ended(item, f"{path}/{_escaped(key)}")]
-    if isinstance(value, list):
-        return [end for index, item in enumerate(value) for end in ended(item, f"{path}/{index}")]
-    return []
+        found.append(path)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            ended(item, f"{path}/{_escaped(key)}", found)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            ended(item, f"{path}/{index}", found)
+    return found
 
 
 def _escaped(key: str) -> str:
