@@ -68,6 +68,7 @@ const IMPOSSIBLE = outcome(false, NOTHING); // every continuation fails here
 const UNSURE = outcome(true, UNKNOWN);
 
 function merged(outcomes) {
+  if (outcomes.length === 1) return outcomes[0]; // the meet of one outcome is itself
   const none = outcomes.some((each) => each.none);
   const values = outcomes.map((each) => each.value).filter((value) => value !== NOTHING);
   if (values.length === 0) return outcome(none, NOTHING);

@@ -182,7 +182,8 @@ function plain(value) {
   return value;
 }
 
-const escaped = (key) => key.replaceAll("~", "~0").replaceAll("/", "~1");
+const escaped = (key) =>
+  key.includes("~") || key.includes("/") ? key.replaceAll("~", "~0").replaceAll("/", "~1") : key;
 
 /** `value` without its JSONText values, and those values by pointer (a Map). */
 export function jsonTexts(value) {
