@@ -525,3 +525,26 @@ test("the JSON scan of an open text agrees with parsing every prefix of it ([PAR
     }
   }
 });
+
+test("a buffer reads as the text it grew by, across its head, middle and tail", () => {
+  let whole = "é";
+  const buffer = new Buffer(whole);
+  for (let chunk = 0; whole.length < 20000; chunk++) {
+    const more = String.fromCharCode(97 + (chunk % 26)).repeat(1 + ((chunk * 37) % 300));
+    buffer.grow(more);
+    whole += more;
+    assert.equal(buffer.length, whole.length);
+    const end = whole.length;
+    for (const [start, stop] of [
+      [0, end],
+      [end - 5, end],
+      [end - 300, end - 2],
+      [end - 9000, end - 100],
+      [end >> 1, end],
+    ].map(([from, to]) => [Math.max(0, from), to])) {
+      assert.equal(buffer.slice(start, stop), whole.slice(start, stop), `${start}:${stop} of ${end}`);
+    }
+    for (const index of [0, end - 1, end - 257, end >> 1]) assert.equal(buffer.unit(index), whole[index]);
+  }
+  assert.equal(buffer.text, whole);
+});

@@ -738,16 +738,19 @@ class Memo {
 
 // ---- Text that grows, and what a thread assumed about text not yet seen ----
 
-const TAIL = 8192; // characters a buffer keeps apart from the rest (see Buffer)
+const TAIL = 256; // characters a buffer keeps in its tail (see Buffer)
+const MIDDLE = 8192; // characters it keeps in its middle
 
 /**
- * Text that only grows: the output, or what a stage has certainly produced from it. It is kept as a head and a
- * short tail: appending to one long string makes a rope that V8 copies whole when it is next read, which on every
- * feed would make a stream's cost grow with the output. The tail joins the head every TAIL characters, so reading
- * near the end (where the matcher reads) costs at most the tail, and the whole text is copied once per TAIL.
+ * Text that only grows: the output, or what a stage has certainly produced from it. It is kept in three parts, a
+ * head, a middle and a short tail: appending to a string makes a rope that V8 copies whole when it is next read, so
+ * growing one long string on every feed would make a stream's cost grow with the output. A feed copies at most the
+ * tail (where the matcher reads); the tail joins the middle every TAIL characters and the middle joins the head
+ * every MIDDLE, so the whole text is copied once per MIDDLE characters.
  */
 export class Buffer {
   #head;
+  #middle = "";
   #tail = "";
 
   constructor(text = "") {
@@ -756,38 +759,50 @@ export class Buffer {
   }
 
   get length() {
-    return this.#head.length + this.#tail.length;
+    return this.#head.length + this.#middle.length + this.#tail.length;
   }
 
-  /** The whole text (a copy of it, once per TAIL characters at most). */
+  /** The whole text (a copy of it, once per MIDDLE characters at most). */
   get text() {
-    if (this.#tail) {
-      this.#head += this.#tail;
-      this.#tail = "";
+    if (this.#middle || this.#tail) {
+      this.#head += this.#middle + this.#tail;
+      this.#middle = this.#tail = "";
     }
     return this.#head;
   }
 
   grow(more) {
     this.#tail += more;
-    if (this.#tail.length >= TAIL) {
-      this.#head += this.#tail;
-      this.#tail = "";
-    }
+    if (this.#tail.length < TAIL) return;
+    this.#middle += this.#tail;
+    this.#tail = "";
+    if (this.#middle.length < MIDDLE) return;
+    this.#head += this.#middle;
+    this.#middle = "";
   }
 
-  /** `text.slice(start, end)`, read from the tail when it lies there. */
+  /** `text.slice(start, end)`, read from the part where it lies. */
   slice(start, end = this.length) {
-    const split = this.#head.length;
-    if (start >= split) return this.#tail.slice(start - split, end - split);
-    if (end <= split) return this.#head.slice(start, end);
-    return this.#head.slice(start) + this.#tail.slice(0, end - split);
+    const middle = this.#head.length;
+    const tail = middle + this.#middle.length;
+    if (start >= tail) return this.#tail.slice(start - tail, end - tail);
+    if (start >= middle && end <= tail) return this.#middle.slice(start - middle, end - middle);
+    if (end <= middle) return this.#head.slice(start, end);
+    let text = "";
+    let offset = 0;
+    for (const part of [this.#head, this.#middle, this.#tail]) {
+      if (start < offset + part.length && end > offset) text += part.slice(Math.max(start - offset, 0), end - offset);
+      offset += part.length;
+    }
+    return text;
   }
 
   /** The UTF-16 unit at `index`, as a string. */
   unit(index) {
-    const split = this.#head.length;
-    return index < split ? this.#head[index] : this.#tail[index - split];
+    const middle = this.#head.length;
+    if (index < middle) return this.#head[index];
+    const tail = middle + this.#middle.length;
+    return index < tail ? this.#middle[index - middle] : this.#tail[index - tail];
   }
 
   /** The code point at `index`, as a string of one or two units (a lone half stays one). */
