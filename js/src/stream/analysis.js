@@ -700,24 +700,29 @@ class Replacing {
     const parts = [];
     for (;;) {
       this.search.advance();
-      if (this.search.matched) {
-        const regs = this.search.entries[0][1];
-        parts.push(text.slice(this.done, regs[0]), this.expand(text, regs));
-        this.done = regs[1];
-        const empty = regs[0] === regs[1];
-        this.search = new Search(this.program, this.source.buffer, this.source.base, regs[1], false, empty);
-        continue;
-      }
-      const starts = this.search.entries.map(([, regs]) => regs[0]).filter((start) => start !== null);
-      const reach = starts.length > 0 ? Math.min(...starts) : this.search.position;
-      if (reach > this.done) {
-        parts.push(text.slice(this.done, reach));
-        this.done = reach;
-      }
-      break;
+      if (!this.search.matched) break;
+      const regs = this.search.entries[0][1];
+      parts.push(text.slice(this.done, regs[0]), this.expand(text, regs));
+      this.done = regs[1];
+      const empty = regs[0] === regs[1];
+      this.search = new Search(this.program, this.source.buffer, this.source.base, regs[1], false, empty);
+    }
+    const { search } = this;
+    // no match has begun before the end (every thread starts there, as when the search waits for a start): the
+    // text so far is certain and `pending` has nothing to read
+    const quiet =
+      search.position === text.length && search.entries.every(([pc, regs]) => pc >= 0 && regs[0] === search.position);
+    let reach = search.position;
+    if (!quiet) {
+      const starts = search.entries.map(([, regs]) => regs[0]).filter((start) => start !== null);
+      if (starts.length > 0) reach = Math.min(...starts);
+    }
+    if (reach > this.done) {
+      parts.push(text.slice(this.done, reach));
+      this.done = reach;
     }
     const added = parts.join("");
-    const tail = added + this.pending(text); // the output after the first `fixed` characters
+    const tail = quiet ? added : added + this.pending(text); // the output after the first `fixed` characters
     const sent = this.out.length - this.fixed;
     if (tail.length > sent) {
       if (!tail.startsWith(this.out.slice(this.fixed))) throw new Error("a substitution's certain output changed"); // [STREAM-3]

@@ -722,25 +722,34 @@ class Replacing:
         parts = []
         while True:
             self.search.advance()
-            if self.search.matched:
-                regs = self.search.entries[0][1]
-                parts.append(buffer.slice(self.done, regs[0]))
-                parts.append(self._expand(buffer, regs))
-                self.done = regs[1]
-                empty = regs[0] == regs[1]
-                self.search = Search(self.program, buffer, self.source.base, regs[1], must_advance=empty)
-                continue
-            starts = [regs[0] for pc, regs, _ in self.search.entries if regs[0] is not None]
-            reach = min(starts, default=self.search.position)
-            if reach > self.done:
-                parts.append(buffer.slice(self.done, reach))
-                self.done = reach
-            break
+            if not self.search.matched:
+                break
+            regs = self.search.entries[0][1]
+            parts.append(buffer.slice(self.done, regs[0]))
+            parts.append(self._expand(buffer, regs))
+            self.done = regs[1]
+            empty = regs[0] == regs[1]
+            self.search = Search(self.program, buffer, self.source.base, regs[1], must_advance=empty)
+        search = self.search
+        # no match has begun before the end (every thread starts there, as when the search waits for a start):
+        # the text so far is certain and ``_pending`` has nothing to read
+        quiet = all(pc >= 0 and regs[0] == search.position for pc, regs, _ in search.entries)
+        reach = search.position
+        if not quiet:
+            reach = min((regs[0] for _, regs, _ in search.entries if regs[0] is not None), default=reach)
+        if reach > self.done:
+            parts.append(buffer.slice(self.done, reach))
+            self.done = reach
         added = "".join(parts)
         # the output after the first ``fixed`` characters is ``added``, then ``_pending``; ``out`` already holds
         # ``sent`` of those characters, which stay ([STREAM-3]): only what follows them is computed
         sent = self.out.length - self.fixed
-        more = added[sent:] + self._pending(0) if len(added) >= sent else self._pending(sent - len(added))
+        if quiet:
+            more = added[sent:]
+        elif len(added) >= sent:
+            more = added[sent:] + self._pending(0)
+        else:
+            more = self._pending(sent - len(added))
         if more:
             self.out.grow(more)
         self.fixed += len(added)
