@@ -583,6 +583,37 @@ def test_a_long_call_is_not_read_whole_on_every_feed(monkeypatch: pytest.MonkeyP
         assert per_char[1] <= per_char[0] + 1, (family.name, per_char)  # what texts shorter than CUT cost is fixed
 
 
+def test_a_node_whose_match_is_certain_is_analysed_once(monkeypatch: pytest.MonkeyPatch) -> None:  # [REGEX-2]
+    """Once a node's match is certain and more text has followed it (a closed thinking block), no later feed runs
+    that node's stages again: the outcome of the first feed that found it certain stands for the rest of the
+    stream. Before, every feed searched, described and typed a closed thinking block anew. The deltas are the
+    ones every other test checks (the outcome is the one the node's stages give)."""
+    import response_schema.stream.analysis as analysis
+
+    ran: list[str] = []
+    regexed = analysis.Analysis.regexed
+
+    def recording(self: Any, node: Any, content: Any) -> Any:
+        ran.append(node.path)
+        return regexed(self, node, content)
+
+    monkeypatch.setattr(analysis.Analysis, "regexed", recording)
+    families = [family for family in FAMILIES if family.think is not None]
+    assert len(families) >= 12
+    for family in families:
+        output = family.render(thinking="Weighing it. " * 20, content="The answer is four. " * 20)
+        closed = output.index("The answer")  # the block and its closer are in, and text follows them
+        stream = rs.compile(rs.schemas.load(family.name)).stream(family.prefill)
+        stream.feed(output[:closed])
+        for at in range(closed, closed + 8, 4):
+            stream.feed(output[at : at + 4])
+        ran.clear()
+        for at in range(closed + 8, len(output), 4):
+            stream.feed(output[at : at + 4])
+        assert "/properties/thinking" not in ran, family.name
+        assert ran, family.name  # the content node is still read
+
+
 def test_a_description_several_threads_give_is_analysed_once() -> None:  # [STREAM-6]
     """Threads that differ only where the match value does not look (a group that ended at the end of the text or
     is still open there) give equal descriptions: ``distinct`` keeps the first of each, in order, so the meet over

@@ -210,7 +210,29 @@ class Analysis:
             return self.typed(node, content)
         if isinstance(content, Exact):
             return merged([self.typed(node, each) for each in self.exact_regex(node, content)])
+        decided = self.decided(node, content)
+        if decided is not None:
+            return decided
         return merged([self.rest(node, each) for each in self.regexed(node, content)])
+
+    def decided(self, node: Node, content: Any) -> Outcome | None:
+        """The outcome of a node whose match was certain before this feed and ends before the output received so
+        far does ([STREAM-6]): no later text changes it ([REGEX-2]: what follows the match is not read), and what
+        came of reading it while open is forgotten (``remembered``), so every later feed gives the outcome this one
+        gives: it is analysed once. None for any other node."""
+        if node.substitutions or node.regex is None or not isinstance(content, Open):
+            return None
+        key = ("decided", id(node), content.buffer, content.base)
+        outcome = self._used.get(key)
+        if outcome is None:
+            outcome = self._states.get(key)
+        if outcome is None:
+            search = self._states.get(("regex", id(node.regex), content.buffer, content.base))
+            if search is None or not search.matched or search.entries[0][1][1] >= content.buffer.length:
+                return None
+            outcome = merged([self.rest(node, each) for each in self.regexed(node, content)])
+        self._used[key] = outcome
+        return outcome
 
     def rest(self, node: Node, content: Any) -> Outcome:
         """Steps 6 to 8 and the type on one content the regex stages may give. A long text known whole, cut from
