@@ -1,7 +1,8 @@
 // benchmarks/streaming.py --js: the JavaScript implementation's stream measured as the reference's is.
 // Reads {families: {name: {schema, outputs: [[prefix, text], ...]}}, cost: {schema, texts: {size: text}}, arguments:
-// {schema, texts}, long: {family: {schema, text}}} on stdin; writes {lag: {family: {kind: {mean, max}}}, cost: {size:
-// {us_per_char_1, us_per_char_4}}, arguments_cost: {size: {us_per_char_4}}, families_cost: {family: us}}. Lag as streaming.py
+// {schema, texts}, calls: {schema, texts}, long: {family: {schema, text}}} on stdin; writes {lag: {family: {kind:
+// {mean, max}}}, cost: {size: {us_per_char_1, us_per_char_4}}, arguments_cost and calls_cost: {size: {us_per_char_4}},
+// families_cost: {family: us}}. Lag as streaming.py
 // defines it: a character of content, thinking or the arguments' JSON text at position p, sent once n characters
 // had arrived, lags n - (p + 1); a call's name from its last character to its `end`.
 import { readFileSync } from "node:fs";
@@ -123,10 +124,13 @@ function costs({ schema, texts }, chunks) {
 }
 const cost = costs(input.cost, [1, 4]);
 const argumentsCost = costs(input.arguments, [4]);
+const callsCost = costs(input.calls, [4]);
 // every family's long output in 4-character chunks: the median of three streams after a first one
 const familiesCost = {};
 for (const [family, { schema, text }] of Object.entries(input.long)) {
   const rows = [0, 1, 2, 3].map(() => costs({ schema, texts: { text } }, [4]).text.us_per_char_4).slice(1);
   familiesCost[family] = rows.sort((a, b) => a - b)[1];
 }
-process.stdout.write(JSON.stringify({ lag, cost, arguments_cost: argumentsCost, families_cost: familiesCost }));
+process.stdout.write(
+  JSON.stringify({ lag, cost, arguments_cost: argumentsCost, calls_cost: callsCost, families_cost: familiesCost }),
+);

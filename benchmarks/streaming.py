@@ -139,6 +139,13 @@ def scaled_call(size: int) -> str:
     return kimi.render(content="Saving it.", calls=(("write_file", {"path": "notes.md", "text": body}),))
 
 
+def scaled_calls(size: int) -> str:
+    """A Kimi K2 output of calls of about 100 characters each, ``size`` characters in all (an agent's many calls)."""
+    kimi = next(family for family in FAMILIES if family.name == "kimi-k2")
+    calls = tuple(("get_weather", {"city": f"Paris {index}", "days": [1, 2]}) for index in range(max(size // 100, 1)))
+    return kimi.render(content="Checking.", calls=calls)
+
+
 def family_output(family: Any, size: int = 10_000) -> str:
     """A long output of a family: thinking (when it has it) and content, then one call with a long argument."""
     unit = "Checking the forecast for the coast, then the hills. "
@@ -213,9 +220,10 @@ def bench_js(sizes: list[int]) -> dict[str, Any]:
     }
     cost = {"schema": rs.schemas.load("qwen3"), "texts": {str(size): scaled(size) for size in sizes}}
     arguments = {"schema": rs.schemas.load("kimi-k2"), "texts": {str(size): scaled_call(size) for size in sizes}}
+    calls = {"schema": rs.schemas.load("kimi-k2"), "texts": {str(size): scaled_calls(size) for size in sizes}}
     script = Path(__file__).parent / "js_streaming.mjs"
     long = {family.name: {"schema": rs.schemas.load(family.name), "text": family_output(family)} for family in FAMILIES}
-    request = {"families": families, "cost": cost, "arguments": arguments, "long": long}
+    request = {"families": families, "cost": cost, "arguments": arguments, "calls": calls, "long": long}
     done = subprocess.run(["node", str(script)], input=json.dumps(request), capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"benchmarks/js_streaming.mjs failed: {done.stderr.strip()}")
@@ -247,6 +255,8 @@ def main() -> None:
     print_cost("Qwen3, half thinking, half content", cost, js["cost"] if js else None)
     arguments = bench_cost(sizes, "kimi-k2", scaled_call, chunks=(4,))
     print_cost("Kimi K2, one call whose arguments are the output", arguments, js["arguments_cost"] if js else None)
+    calls = bench_cost(sizes, "kimi-k2", scaled_calls, chunks=(4,))
+    print_cost("Kimi K2, calls of about 100 characters", calls, js["calls_cost"] if js else None)
     families = bench_families()
     print("\nEvery family, a 10 KB output (thinking, content, one call), 4-character chunks, µs per character\n")
     print("| family | reference |" + (" JavaScript |" if js else ""))
@@ -257,7 +267,13 @@ def main() -> None:
             + (f" {js['families_cost'][name]:.1f} ({js['families_cost'][name] / us:.2f}x) |" if js else "")
         )
     if args.json:
-        results = {"lag": lag, "cost": cost, "arguments_cost": arguments, "families_cost": families}
+        results = {
+            "lag": lag,
+            "cost": cost,
+            "arguments_cost": arguments,
+            "calls_cost": calls,
+            "families_cost": families,
+        }
         results |= {"js": js} if js else {}
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 

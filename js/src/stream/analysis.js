@@ -15,7 +15,7 @@ import { put } from "../data.js";
 import { ParseError } from "../errors.js";
 import { NO_VALUE, TYPES, laterStages, runParser, stages, walk } from "../parser.js";
 import { JsonFailure, readJson } from "../textparsers.js";
-import { JSONText, OpenArray, OpenObject, OpenText, UNKNOWN, commonPrefix, meet } from "./partial.js";
+import { JSONText, OpenObject, OpenText, UNKNOWN, commonPrefix, meet, openPrefix } from "./partial.js";
 import { Buffer, Search, programOf } from "./pike.js";
 
 class Exact {
@@ -44,11 +44,24 @@ class Fields {
 }
 
 class Items {
-  constructor(known, tails, mayEnd) {
+  constructor(known, tails, mayEnd, source = null) {
     this.known = known; // the matches found, each an item's content
     this.tails = tails; // what the next item's content may be
     this.mayEnd = mayEnd; // whether there may be no next item
+    this.source = source; // the Iterator that found them on an open text (it only adds to `known`)
   }
+}
+
+/** The items an array node has read of an iterator's matches ([ARR-2]): a match only comes after the matches
+ * before it, and the value of one known whole since an earlier feed no longer depends on what came before it
+ * (`remembered`), so each is read once and every later feed gives it the same value. `values` holds those values up
+ * to the first that has none known; `seen` is how many matches there were at the last feed. */
+class ItemsRead {
+  count = 0;
+  seen = 0;
+  values = [];
+  whole = true;
+  impossible = false;
 }
 
 /** The JSON text a node passes through whole (`jsonText`): sent as text ([STREAM-7] "json"). */
@@ -464,16 +477,36 @@ export class Analysis {
 
   array(node, content) {
     if (!(content instanceof Items) || node.items === null) return outcome(false, UNKNOWN); // [ARR-1] to [ARR-4]
-    const value = new OpenArray();
-    let whole = true;
-    for (const item of content.known) {
-      // [ARR-2]
-      const each = this.node(node.items, item);
+    const read =
+      content.source === null
+        ? new ItemsRead()
+        : this.state(`array:${idOf(node)}:${idOf(content.source)}`, () => new ItemsRead());
+    if (read.impossible) return IMPOSSIBLE;
+    for (; read.count < Math.min(read.seen, content.known.length); read.count++) {
+      // [ARR-2]: known since an earlier feed, read once
+      const each = this.node(node.items, content.known[read.count]);
+      if (each.value === NOTHING && !each.none) {
+        read.impossible = true;
+        return IMPOSSIBLE;
+      }
+      if (read.whole) {
+        const part = itemValue(each);
+        read.whole = part !== UNKNOWN;
+        if (read.whole) read.values.push(part);
+      }
+    }
+    read.seen = content.known.length;
+    const value = openPrefix(read.values, read.values.length);
+    value.settled = read.values.length;
+    let whole = read.whole;
+    for (let index = read.count; index < content.known.length; index++) {
+      // found in this feed: read again in the next one
+      const each = this.node(node.items, content.known[index]);
       if (each.value === NOTHING && !each.none) return IMPOSSIBLE;
       if (whole) {
         const part = itemValue(each);
-        if (part === UNKNOWN) whole = false;
-        else value.push(part);
+        whole = part !== UNKNOWN;
+        if (whole) value.push(part);
       }
     }
     if (whole && !content.mayEnd && content.tails.length > 0) {
@@ -798,7 +831,7 @@ class Iterator {
     const [entries, more] = this.search.candidates();
     const tails = distinct(entries.map((entry) => matchValue(this.program, buffer, entry)));
     if (more && !this.search.anchored) tails.push(ANY);
-    return new Items([...this.known], tails, more);
+    return new Items([...this.known], tails, more, this);
   }
 }
 

@@ -12,7 +12,7 @@ import { put } from "../data.js";
 import { equal as jsonEqual } from "../jmespath.js";
 import { JsonFailure, readJson } from "../textparsers.js";
 import { Analysis, NOTHING } from "./analysis.js";
-import { JSONText, UNKNOWN, complete, ended, grow, jsonTexts } from "./partial.js";
+import { JSONText, OpenArray, UNKNOWN, complete, ended, grow, jsonTexts } from "./partial.js";
 import { Buffer } from "./pike.js";
 
 /** `feed` or `finish` on a stream that has finished: a mistake in the calling code ([STREAM-5]). */
@@ -39,6 +39,8 @@ export class Stream {
   #message = null;
   #ended = new Set();
   #texts = new Map(); // values being sent as JSON text: path -> [how much was sent, the JSONText]
+  #openTexts = new Set(); // those of #texts whose value may be known before the end
+  #settled = new Map(); // how many first items of an array are sent as far as they go, by pointer
   #held = ""; // the first half of a code point whose second half has not arrived
   #finished = false;
 
@@ -66,8 +68,11 @@ export class Stream {
     this.#buffer.grow(text);
     const outcome = this.#analysis.run(this.#buffer);
     if (outcome.none || outcome.value === NOTHING || outcome.value === UNKNOWN) return []; // [STREAM-6]
-    const value = this.#tools === null ? outcome.value : typedCalls(outcome.value, this.#tools);
-    const [known, texts] = jsonTexts(value);
+    const value =
+      this.#tools === null
+        ? outcome.value
+        : typedCalls(outcome.value, this.#tools, this.#settled.get("/tool_calls") ?? 0);
+    const [known, texts, arrays] = jsonTexts(value, this.#settled);
     const deltas = [];
     for (const [path, source] of texts) {
       // [STREAM-7] "json": a value that grows as its text
@@ -79,27 +84,49 @@ export class Stream {
         sent = source.text.length;
       }
       this.#texts.set(path, [sent, source]);
+      this.#openTexts.add(path);
     }
     const grown = [];
-    const message = grow(this.#message, known, "", grown);
-    for (const path of [...this.#texts.keys()]) {
+    const message = grow(this.#message, known, "", grown, this.#settled);
+    for (const path of [...this.#openTexts]) {
       if (has(message, path)) deltas.push(...this.#closeText(path, at(message, path)));
     }
     deltas.push(...grown);
     this.#message = message;
-    for (const path of ended(known)) {
+    for (const path of ended(known, this.#settled)) {
       if (!this.#ended.has(path) && has(message, path)) {
         this.#ended.add(path);
         deltas.push({ op: "end", path });
       }
     }
+    this.#settle(arrays);
     return deltas;
+  }
+
+  /** Keep how many first items of each array every later feed gives as this one did (`OpenArray`): they were read
+   * in this feed or before (sent, their ends sent), so the next feeds skip them; a JSON text in them stays open
+   * until the end. */
+  #settle(arrays) {
+    for (const [path, count] of arrays) {
+      if (count > (this.#settled.get(path) ?? 0)) this.#settled.set(path, count);
+    }
+    for (const path of [...this.#openTexts]) if (this.#inSettled(path)) this.#openTexts.delete(path);
+  }
+
+  #inSettled(path) {
+    for (const [array, count] of this.#settled) {
+      if (!path.startsWith(array + "/")) continue;
+      const index = path.slice(array.length + 1).split("/")[0];
+      if (/^\d+$/.test(index) && Number(index) < count) return true;
+    }
+    return false;
   }
 
   /** The rest of a value's JSON text, now that its value is known: read where its text starts. */
   #closeText(path, value) {
     const [length, source] = this.#texts.get(path);
     this.#texts.delete(path);
+    this.#openTexts.delete(path);
     const sent = source.text.slice(0, length);
     for (const [buffer, start] of source.origins) {
       const { text } = buffer;
@@ -122,7 +149,8 @@ export class Stream {
     const deltas = [];
     for (const path of [...this.#texts.keys()]) deltas.push(...this.#closeText(path, at(result, path)));
     this.#buffer = new Buffer();
-    if (result !== null) grow(this.#message, result, "", deltas); // [STREAM-4]: the deltas to the result itself
+    // [STREAM-4]: the deltas to the result itself, which completes what no feed could send
+    if (result !== null) grow(this.#message, result, "", deltas, new Map());
     this.#message = result;
     return deltas;
   }
@@ -146,12 +174,14 @@ function shallow(value) {
 
 /** [TOOLS-7] The partial value with the arguments of each call held back until they can be typed: kept as they
  * stream when the call's name is known and is no tool's, typed when they are complete and the name is a tool's,
- * left out otherwise (a text may still become a number). */
-function typedCalls(value, tools) {
+ * left out otherwise (a text may still become a number). The first `settled` calls were sent typed and are not read
+ * again: they stay as they are. */
+function typedCalls(value, tools, settled) {
   if (!isObject(value) || !Array.isArray(value.tool_calls)) return value;
   const held = shallow(value);
-  const calls = new value.tool_calls.constructor();
-  for (const call of value.tool_calls) calls.push(typedCall(call, tools));
+  const calls = value.tool_calls.constructor.from(value.tool_calls.slice(0, settled)); // sent typed: kept as they are
+  for (const call of value.tool_calls.slice(settled)) calls.push(typedCall(call, tools));
+  if (value.tool_calls instanceof OpenArray) calls.settled = value.tool_calls.settled;
   held.tool_calls = calls;
   return held;
 }

@@ -25,11 +25,30 @@ export class OpenText {
 /** An object of which only some keys, or parts of their values, are known. */
 export class OpenObject {}
 
-/** An array of which only the first items, or parts of them, are known. */
+/** An array of which only the first items, or parts of them, are known. Its first `settled` items are what every
+ * later feed gives them, until the output is complete (values of matches known whole): what has sent them need not
+ * read them again. */
 export class OpenArray extends Array {
+  settled = 0;
+
   static get [Symbol.species]() {
     return Array;
   }
+}
+
+/** An OpenArray of the first `count` items of `items` (a loop: `Array.from` reads them through the iterator). */
+export function openPrefix(items, count) {
+  const copy = new OpenArray();
+  for (let index = 0; index < count; index++) copy.push(items[index]);
+  return copy;
+}
+
+/** How many first items two arrays both hold settled (`OpenArray`), when they are the same objects (the same
+ * matches' values): their meet, each item itself. */
+function settledInBoth(first, second) {
+  const count = Math.min(first.settled ?? 0, second.settled ?? 0);
+  for (let index = 0; index < count; index++) if (first[index] !== second[index]) return 0;
+  return count;
 }
 
 /** A value sent as the JSON text it is parsed from ([STREAM-7] "json"): `text` is what every possible result's
@@ -97,8 +116,10 @@ export function meet(first, second) {
   }
   if (Array.isArray(first) && Array.isArray(second)) {
     if (complete(first) && complete(second) && jsonEqual(first, second)) return first;
-    const items = new OpenArray();
-    for (let index = 0; index < Math.min(first.length, second.length); index++) {
+    const settled = settledInBoth(first, second);
+    const items = openPrefix(first, settled);
+    items.settled = settled;
+    for (let index = settled; index < Math.min(first.length, second.length); index++) {
       const both = meet(first[index], second[index]);
       if (both === UNKNOWN) break;
       items.push(both);
@@ -133,7 +154,7 @@ export function commonPrefix(first, second) {
 /** `sent` grown by what `known` adds (both are parts of the same result, so they agree where both have something),
  * with the deltas that say what it adds pushed to `deltas` ([STREAM-7]; added values are copies). A string grows by
  * the piece of `known` beyond it, read where it came from: a feed never re-reads a whole string. */
-export function grow(sent, known, path, deltas) {
+export function grow(sent, known, path, deltas, settled) {
   if (known === UNKNOWN) return sent;
   if (sent === null) return added(known, path, deltas);
   if (typeof sent === "string" && isText(known)) {
@@ -148,14 +169,22 @@ export function grow(sent, known, path, deltas) {
     for (const [key, value] of Object.entries(known)) {
       if (value === UNKNOWN) continue;
       const where = `${path}/${escaped(key)}`;
-      put(grown, key, Object.hasOwn(sent, key) ? grow(sent[key], value, where, deltas) : added(value, where, deltas));
+      put(
+        grown,
+        key,
+        Object.hasOwn(sent, key) ? grow(sent[key], value, where, deltas, settled) : added(value, where, deltas),
+      );
     }
     return grown;
   }
   if (Array.isArray(sent) && Array.isArray(known)) {
-    const items = sent.map((item, index) =>
-      index < known.length ? grow(item, known[index], `${path}/${index}`, deltas) : item,
-    );
+    const skip = settled.get(path) ?? 0; // sent as far as they go before the end: not read again
+    const items = sent.slice(0, skip);
+    for (let index = skip; index < sent.length; index++) {
+      items.push(
+        index < known.length ? grow(sent[index], known[index], `${path}/${index}`, deltas, settled) : sent[index],
+      );
+    }
     for (let index = sent.length; index < known.length; index++) {
       items.push(added(known[index], `${path}/${index}`, deltas));
     }
@@ -186,12 +215,13 @@ const escaped = (key) =>
   key.includes("~") || key.includes("/") ? key.replaceAll("~", "~0").replaceAll("/", "~1") : key;
 
 /** `value` without its JSONText values, and those values by pointer (a Map). */
-export function jsonTexts(value) {
+export function jsonTexts(value, settled) {
   const found = new Map();
-  return [withoutTexts(value, "", found), found];
+  const arrays = new Map();
+  return [withoutTexts(value, "", found, settled, arrays), found, arrays];
 }
 
-function withoutTexts(value, path, found) {
+function withoutTexts(value, path, found, settled, arrays) {
   if (value instanceof JSONText) {
     found.set(path, value);
     return UNKNOWN;
@@ -199,30 +229,37 @@ function withoutTexts(value, path, found) {
   if (value instanceof OpenObject) {
     const kept = new OpenObject();
     for (const key of Object.keys(value)) {
-      const part = withoutTexts(value[key], `${path}/${escaped(key)}`, found);
+      const part = withoutTexts(value[key], `${path}/${escaped(key)}`, found, settled, arrays);
       if (part !== UNKNOWN) put(kept, key, part);
     }
     return kept;
   }
   if (value instanceof OpenArray) {
-    const items = new OpenArray();
-    for (let index = 0; index < value.length; index++) {
-      const part = withoutTexts(value[index], `${path}/${index}`, found);
+    const skip = settled.get(path) ?? 0; // read before: they hold no JSON text still open
+    const items = openPrefix(value, skip);
+    for (let index = skip; index < value.length; index++) {
+      const part = withoutTexts(value[index], `${path}/${index}`, found, settled, arrays);
       if (part === UNKNOWN) break;
       items.push(part);
     }
+    // settled and sent: an item sent as JSON text is not in what is sent, nor is any after it
+    items.settled = Math.min(value.settled, items.length);
+    arrays.set(path, items.settled);
     return items;
   }
   return value;
 }
 
-/** The pointers of the outermost values in `value` that are complete. */
-export function ended(value, path = "", found = []) {
+/** The pointers of the outermost values in `value` that are complete, but for the first `settled.get(path)` items
+ * of an array (their pointers were given before). */
+export function ended(value, settled, path = "", found = []) {
   if (complete(value)) found.push(path);
   else if (value instanceof OpenObject) {
-    for (const key of Object.keys(value)) ended(value[key], `${path}/${escaped(key)}`, found);
+    for (const key of Object.keys(value)) ended(value[key], settled, `${path}/${escaped(key)}`, found);
   } else if (value instanceof OpenArray) {
-    for (let index = 0; index < value.length; index++) ended(value[index], `${path}/${index}`, found);
+    for (let index = settled.get(path) ?? 0; index < value.length; index++) {
+      ended(value[index], settled, `${path}/${index}`, found);
+    }
   }
   return found;
 }

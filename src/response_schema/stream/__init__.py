@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..jsontext import json_equal
 from ..textparsers import NOT_JSON, NotJSON, TooDeep, json_value, json_value_at
 from .analysis import NOTHING, Analysis
-from .partial import UNKNOWN, JSONText, complete, ended, grow, json_texts, sent_value
+from .partial import UNKNOWN, JSONText, OpenArray, complete, ended, grow, json_texts, sent_value
 from .pike import Buffer
 
 if TYPE_CHECKING:
@@ -35,7 +35,19 @@ class Stream:
     return the deltas of what they sent; ``message`` is the partial value sent so far (``None`` before anything
     was sent, [STREAM-1]). Not shared between threads; one compiled parser serves any number of streams."""
 
-    __slots__ = ("_analysis", "_buffer", "_ended", "_finished", "_message", "_parser", "_sent", "_texts", "_tools")
+    __slots__ = (
+        "_analysis",
+        "_buffer",
+        "_ended",
+        "_finished",
+        "_message",
+        "_open_texts",
+        "_parser",
+        "_sent",
+        "_settled",
+        "_texts",
+        "_tools",
+    )
 
     def __init__(self, parser: Parser, prefix: str = "", tools: Tools | None = None) -> None:
         if not isinstance(prefix, str):
@@ -48,6 +60,8 @@ class Stream:
         self._message: Any = None  # ``_sent`` as plain JSON, when it was asked for since it last changed
         self._ended: set[str] = set()
         self._texts: dict[str, tuple[int, JSONText]] = {}  # values sent as JSON text: how much was sent, and where
+        self._open_texts: dict[str, None] = {}  # those of ``_texts`` whose value may be known before the end
+        self._settled: dict[str, int] = {}  # how many first items of an array are sent as far as they go, by pointer
         self._finished = False
 
     @property
@@ -69,8 +83,10 @@ class Stream:
         outcome = self._analysis.run(self._buffer)
         if outcome.none or outcome.value is NOTHING or outcome.value is UNKNOWN:
             return []  # [STREAM-6]: the root may still give no value, or nothing is certain
-        value = outcome.value if self._tools is None else typed_calls(outcome.value, self._tools)
-        known, texts = json_texts(value)
+        value = outcome.value
+        if self._tools is not None:
+            value = typed_calls(value, self._tools, self._settled.get("/tool_calls", 0))
+        known, texts, arrays = json_texts(value, self._settled)
         deltas = []
         for path, source in texts.items():  # [STREAM-7] "json": a value that grows as its text
             sent = self._texts[path][0] if path in self._texts else 0
@@ -78,22 +94,43 @@ class Stream:
                 deltas.append({"op": "json", "path": path, "text": source.text.piece(sent)})
                 sent = source.text.length
             self._texts[path] = (sent, source)
+            self._open_texts[path] = None
         grown: list[Delta] = []
-        self._sent = grow(self._sent, known, "", grown)
-        for path in [path for path in self._texts if _has(self._sent, path)]:
+        self._sent = grow(self._sent, known, "", grown, self._settled)
+        for path in [path for path in self._open_texts if _has(self._sent, path)]:
             deltas += self._close_text(path, sent_value(_at(self._sent, path)))
         deltas += grown
         if grown:
             self._message = None
-        for path in ended(known):
+        for path in ended(known, self._settled):
             if path not in self._ended and _has(self._sent, path):
                 self._ended.add(path)
                 deltas.append({"op": "end", "path": path})
+        self._settle(arrays)
         return deltas
+
+    def _settle(self, arrays: dict[str, int]) -> None:
+        """Keep how many first items of each array every later feed gives as this one did (``OpenArray``): they
+        were read in this feed or before (sent, their ends sent), so the next feeds skip them; a JSON text in them
+        stays open until the end."""
+        for path, count in arrays.items():
+            if count > self._settled.get(path, 0):
+                self._settled[path] = count
+        for path in [path for path in self._open_texts if self._in_settled(path)]:
+            del self._open_texts[path]
+
+    def _in_settled(self, path: str) -> bool:
+        for array, count in self._settled.items():
+            if path.startswith(array + "/"):
+                index = path[len(array) + 1 :].split("/", 1)[0]
+                if index.isdigit() and int(index) < count:
+                    return True
+        return False
 
     def _close_text(self, path: str, value: Any) -> list[Delta]:
         """The rest of a value's JSON text, now that its value is known: read where its text starts."""
         length, source = self._texts.pop(path)
+        self._open_texts.pop(path, None)
         sent = source.text.piece(0, length)
         for buffer, start in source.origins:
             text = buffer.text
@@ -116,7 +153,7 @@ class Stream:
         result = self._parser.parse(self._buffer.text, tools=self._tools)
         deltas = [delta for path in list(self._texts) for delta in self._close_text(path, _at(result, path))]
         self._buffer = Buffer()
-        self._sent = grow(self._sent, result, "", deltas)
+        self._sent = grow(self._sent, result, "", deltas, {})  # the result completes what no feed could send
         self._message = result
         return deltas
 
@@ -125,14 +162,19 @@ class Stream:
             raise StreamFinished(f"{what} on a finished stream")
 
 
-def typed_calls(value: Any, tools: Tools) -> Any:
+def typed_calls(value: Any, tools: Tools, settled: int) -> Any:
     """[TOOLS-7] The partial value with the arguments of each call held back until they can be typed: kept as
     they stream when the call's name is known and is no tool's, typed when they are complete and the name is a
-    tool's, left out otherwise (a text may still become a number)."""
+    tool's, left out otherwise (a text may still become a number). The first ``settled`` calls were sent typed
+    and are not read again: they stay as they are."""
     if not isinstance(value, dict) or not isinstance(value.get("tool_calls"), list):
         return value
     held = copy.copy(value)
-    held["tool_calls"] = type(value["tool_calls"])(_typed_call(call, tools) for call in value["tool_calls"])
+    calls = value["tool_calls"]
+    held["tool_calls"] = typed = type(calls)(calls[:settled])
+    typed.extend(_typed_call(call, tools) for call in calls[settled:])
+    if isinstance(calls, OpenArray):
+        typed.settled = calls.settled
     return held
 
 

@@ -104,6 +104,7 @@ class Items:
     known: tuple[Any, ...]  # the matches found, each an item's content
     tails: tuple[Any, ...]  # what the next item's content may be
     may_end: bool  # whether there may be no next item
+    source: Any = None  # the Iterator that found them on an open text (it only adds to ``known``)
 
 
 @dataclass(frozen=True)
@@ -543,23 +544,52 @@ class Analysis:
     def array(self, node: Node, content: Any) -> Outcome:
         if not isinstance(content, Items) or node.items is None:
             return Outcome(False, UNKNOWN)  # [ARR-1] to [ARR-4]: decided at the end
-        value = OpenArray()
-        complete = True
-        for item in content.known:  # [ARR-2]
+        read = ItemsRead() if content.source is None else self._state(("array", id(node), content.source), ItemsRead)
+        if read.impossible:
+            return IMPOSSIBLE
+        for item in content.known[read.count : read.seen]:  # [ARR-2]: known since an earlier feed, read once
+            read.count += 1
+            outcome = self.node(node.items, item)
+            if outcome.value is NOTHING and not outcome.none:
+                read.impossible = True
+                return IMPOSSIBLE
+            if read.complete:
+                part = item_value(outcome)
+                read.complete = part is not UNKNOWN
+                if read.complete:
+                    read.values.append(part)
+        read.seen = len(content.known)
+        value = OpenArray(read.values)
+        value.settled = len(read.values)
+        is_complete = read.complete
+        for item in content.known[read.count :]:  # found in this feed: read again in the next one
             outcome = self.node(node.items, item)
             if outcome.value is NOTHING and not outcome.none:
                 return IMPOSSIBLE
-            if complete:
+            if is_complete:
                 part = item_value(outcome)
-                if part is UNKNOWN:
-                    complete = False
-                else:
+                is_complete = part is not UNKNOWN
+                if is_complete:
                     value.append(part)
-        if complete and not content.may_end and content.tails:
+        if is_complete and not content.may_end and content.tails:
             part = item_value(merged([self.candidate(node.items, tail) for tail in content.tails]))
             if part is not UNKNOWN:
                 value.append(part)
         return Outcome(False, value)
+
+
+class ItemsRead:
+    """The items an array node has read of an iterator's matches ([ARR-2]): a match only comes after the matches
+    before it, and the value of one known whole since an earlier feed no longer depends on what came before it
+    (``remembered``), so each is read once and every later feed gives it the same value. ``values`` holds those
+    values up to the first that has none known; ``seen`` is how many matches there were at the last feed."""
+
+    __slots__ = ("complete", "count", "impossible", "seen", "values")
+
+    def __init__(self) -> None:
+        self.count = self.seen = 0
+        self.values: list[Any] = []
+        self.complete, self.impossible = True, False
 
 
 def json_text(node: Node) -> bool:
@@ -886,7 +916,7 @@ class Iterator:
         tails = tuple(distinct([match_value(self.pattern, self.program, buffer, entry) for entry in entries]))
         if more and not self.search.anchored:
             tails += (ANY,)
-        return Items(tuple(self.known), tails, more)
+        return Items(tuple(self.known), tails, more, self)
 
 
 class JSONScan:

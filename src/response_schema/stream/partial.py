@@ -6,6 +6,7 @@ one result."""
 from __future__ import annotations
 
 import itertools
+import operator
 from typing import Any
 
 from ..jsontext import json_equal
@@ -63,7 +64,11 @@ class OpenObject(dict):  # type: ignore[type-arg]
 
 
 class OpenArray(list):  # type: ignore[type-arg]
-    """An array of which only the first items, or parts of them, are known."""
+    """An array of which only the first items, or parts of them, are known. Its first ``settled`` items are
+    what every later feed gives them, until the output is complete (values of matches known whole): what has
+    sent them need not read them again."""
+
+    settled = 0
 
 
 class JSONText:
@@ -123,8 +128,10 @@ def meet(first: Any, second: Any) -> Any:
     if isinstance(first, list) and isinstance(second, list):
         if complete(first) and complete(second) and json_equal(first, second):
             return first
-        items = OpenArray()
-        for one, other in zip(first, second, strict=False):
+        settled = _settled_in_both(first, second)
+        items = OpenArray(first[:settled])
+        items.settled = settled
+        for one, other in zip(first[settled:], second[settled:], strict=False):
             both = meet(one, other)
             if both is UNKNOWN:
                 break
@@ -133,6 +140,13 @@ def meet(first: Any, second: Any) -> Any:
     if type(first) is type(second) and json_equal(first, second):
         return first
     return UNKNOWN
+
+
+def _settled_in_both(first: list[Any], second: list[Any]) -> int:
+    """How many first items two arrays both hold settled (``OpenArray``), when they are the same objects (the
+    same matches' values): their meet, each item itself."""
+    count = min(getattr(first, "settled", 0), getattr(second, "settled", 0))
+    return count if all(map(operator.is_, first[:count], second[:count])) else 0
 
 
 def common_prefix(first: str, second: str) -> str:
@@ -188,11 +202,12 @@ class Growing:
         return "".join(reversed(parts))[start - at :]
 
 
-def grow(sent: Any, known: Any, path: str, deltas: list[dict[str, Any]]) -> Any:
+def grow(sent: Any, known: Any, path: str, deltas: list[dict[str, Any]], settled: dict[str, int]) -> Any:
     """``sent`` grown by what ``known`` adds, with the deltas that say what it adds appended to ``deltas``
     ([STREAM-7]); both are parts of the same result, so they agree where both have something. ``sent`` is the
     stream's own (strings ``Growing``, changed in place); ``None`` at ``path`` "" is nothing sent yet. A string
-    grows by the piece of ``known`` beyond it, read where it came from."""
+    grows by the piece of ``known`` beyond it, read where it came from. The first ``settled[path]`` items of an
+    array were sent as far as they go before the end: they are not read again."""
     if known is UNKNOWN:
         return sent
     if sent is None and path == "":
@@ -208,15 +223,18 @@ def grow(sent: Any, known: Any, path: str, deltas: list[dict[str, Any]]) -> Any:
         for key, value in known.items():
             if value is not UNKNOWN:
                 where = f"{path}/{_escaped(key)}"
-                sent[key] = grow(sent[key], value, where, deltas) if key in sent else _added(value, where, deltas)
+                if key in sent:
+                    sent[key] = grow(sent[key], value, where, deltas, settled)
+                else:
+                    sent[key] = _added(value, where, deltas)
         return sent
     if isinstance(sent, list) and isinstance(known, list):
-        for index, item in enumerate(known):
+        for index in range(settled.get(path, 0), len(known)):
             where = f"{path}/{index}"
             if index < len(sent):
-                sent[index] = grow(sent[index], item, where, deltas)
+                sent[index] = grow(sent[index], known[index], where, deltas, settled)
             else:
-                sent.append(_added(item, where, deltas))
+                sent.append(_added(known[index], where, deltas))
     return sent
 
 
@@ -267,45 +285,54 @@ def plain(value: Any) -> Any:
     return value
 
 
-def json_texts(value: Any) -> tuple[Any, dict[str, JSONText]]:
-    """``value`` without its JSONText values, and those values by pointer."""
+def json_texts(value: Any, settled: dict[str, int]) -> tuple[Any, dict[str, JSONText], dict[str, int]]:
+    """``value`` without its JSONText values, those values by pointer, and how many first items of each array
+    in it are settled (``OpenArray``). The first ``settled[path]`` items of an array were read before: they hold
+    no JSONText."""
     found: dict[str, JSONText] = {}
-    return _without_texts(value, "", found), found
+    arrays: dict[str, int] = {}
+    return _without_texts(value, "", found, settled, arrays), found, arrays
 
 
-def _without_texts(value: Any, path: str, found: dict[str, JSONText]) -> Any:
+def _without_texts(
+    value: Any, path: str, found: dict[str, JSONText], settled: dict[str, int], arrays: dict[str, int]
+) -> Any:
     if isinstance(value, JSONText):
         found[path] = value
         return UNKNOWN
     if isinstance(value, dict) and not complete(value):
         kept = OpenObject()
         for key, item in value.items():
-            part = _without_texts(item, f"{path}/{_escaped(key)}", found)
+            part = _without_texts(item, f"{path}/{_escaped(key)}", found, settled, arrays)
             if part is not UNKNOWN:
                 kept[key] = part
         return kept
     if isinstance(value, list) and not complete(value):
-        items = OpenArray()
-        for index, item in enumerate(value):
-            part = _without_texts(item, f"{path}/{index}", found)
+        skip = settled.get(path, 0)
+        items = OpenArray(value[:skip])
+        for index in range(skip, len(value)):
+            part = _without_texts(value[index], f"{path}/{index}", found, settled, arrays)
             if part is UNKNOWN:
                 break
             items.append(part)
+        # settled and sent: an item sent as JSON text is not in what is sent, nor is any after it
+        items.settled = arrays[path] = min(value.settled if isinstance(value, OpenArray) else 0, len(items))
         return items
     return value
 
 
-def ended(value: Any, path: str = "", found: list[str] | None = None) -> list[str]:
-    """The pointers of the outermost values in ``value`` that are complete."""
+def ended(value: Any, settled: dict[str, int], path: str = "", found: list[str] | None = None) -> list[str]:
+    """The pointers of the outermost values in ``value`` that are complete, but for the first ``settled[path]``
+    items of an array (their pointers were given before)."""
     found = [] if found is None else found
     if complete(value):
         found.append(path)
     elif isinstance(value, dict):
         for key, item in value.items():
-            ended(item, f"{path}/{_escaped(key)}", found)
+            ended(item, settled, f"{path}/{_escaped(key)}", found)
     elif isinstance(value, list):
-        for index, item in enumerate(value):
-            ended(item, f"{path}/{index}", found)
+        for index in range(settled.get(path, 0), len(value)):
+            ended(value[index], settled, f"{path}/{index}", found)
     return found
 
 
