@@ -223,17 +223,18 @@ class Analysis:
         gives: it is analysed once. None for any other node."""
         if node.substitutions or node.regex is None or not isinstance(content, Open):
             return None
-        key = ("decided", id(node), content.buffer, content.base)
-        outcome = self._used.get(key)
-        if outcome is None:
-            outcome = self._states.get(key)
-        if outcome is None:
-            search = self._states.get(("regex", id(node.regex), content.buffer, content.base))
-            if search is None or not search.matched or search.entries[0][1][1] >= content.buffer.length:
-                return None
-            outcome = merged([self.rest(node, each) for each in self.regexed(node, content)])
-        self._used[key] = outcome
-        return outcome
+        decided: Outcome | None = self._state(
+            ("decided", id(node), content.buffer, content.base), lambda: self._once_certain(node, content)
+        )
+        return decided
+
+    def _once_certain(self, node: Node, content: Open) -> Outcome | None:
+        """``decided``'s outcome, made on the first feed that finds the match certain since an earlier one; None
+        before (a ``_state`` of None is made again on the next feed)."""
+        search = self._states.get(("regex", id(node.regex), content.buffer, content.base))
+        if search is None or not search.matched or search.entries[0][1][1] >= content.buffer.length:
+            return None
+        return merged([self.rest(node, each) for each in self.regexed(node, content)])
 
     def rest(self, node: Node, content: Any) -> Outcome:
         """Steps 6 to 8 and the type on one content the regex stages may give. A long text known whole, cut from
