@@ -287,8 +287,8 @@ def plain(value: Any) -> Any:
 
 def json_texts(value: Any, settled: dict[str, int]) -> tuple[Any, dict[str, JSONText], dict[str, int]]:
     """``value`` without its JSONText values, those values by pointer, and how many first items of each array
-    in it are settled (``OpenArray``). The first ``settled[path]`` items of an array were read before: they hold
-    no JSONText."""
+    in it are settled and sent (``OpenArray``). The first ``settled[path]`` items of an array were read before:
+    they are kept as they are (their JSON texts were found then, and stay open until the end)."""
     found: dict[str, JSONText] = {}
     arrays: dict[str, int] = {}
     return _without_texts(value, "", found, settled, arrays), found, arrays
