@@ -483,17 +483,14 @@ export class Analysis {
         : this.state(`array:${idOf(node)}:${idOf(content.source)}`, () => new ItemsRead());
     if (read.impossible) return IMPOSSIBLE;
     for (; read.count < Math.min(read.seen, content.known.length); read.count++) {
-      // [ARR-2]: known since an earlier feed, read once
-      const each = this.node(node.items, content.known[read.count]);
-      if (each.value === NOTHING && !each.none) {
+      // known since an earlier feed, read once
+      const part = this.item(node.items, content.known[read.count]);
+      if (part === NOTHING) {
         read.impossible = true;
         return IMPOSSIBLE;
       }
-      if (read.whole) {
-        const part = itemValue(each);
-        read.whole = part !== UNKNOWN;
-        if (read.whole) read.values.push(part);
-      }
+      read.whole = read.whole && part !== UNKNOWN;
+      if (read.whole) read.values.push(part);
     }
     read.seen = content.known.length;
     const value = openPrefix(read.values, read.values.length);
@@ -501,19 +498,23 @@ export class Analysis {
     let whole = read.whole;
     for (let index = read.count; index < content.known.length; index++) {
       // found in this feed: read again in the next one
-      const each = this.node(node.items, content.known[index]);
-      if (each.value === NOTHING && !each.none) return IMPOSSIBLE;
-      if (whole) {
-        const part = itemValue(each);
-        whole = part !== UNKNOWN;
-        if (whole) value.push(part);
-      }
+      const part = this.item(node.items, content.known[index]);
+      if (part === NOTHING) return IMPOSSIBLE;
+      whole = whole && part !== UNKNOWN;
+      if (whole) value.push(part);
     }
     if (whole && !content.mayEnd && content.tails.length > 0) {
       const part = itemValue(merged(content.tails.map((tail) => this.candidate(node.items, tail))));
       if (part !== UNKNOWN) value.push(part);
     }
     return outcome(false, value);
+  }
+
+  /** A known item's value ([ARR-2]): UNKNOWN when none is known yet, NOTHING when the item cannot succeed (nor can
+   * the array). */
+  item(node, content) {
+    const each = this.node(node, content);
+    return each.value === NOTHING && !each.none ? NOTHING : itemValue(each);
   }
 }
 

@@ -548,35 +548,39 @@ class Analysis:
         read = ItemsRead() if content.source is None else self._state(("array", id(node), content.source), ItemsRead)
         if read.impossible:
             return IMPOSSIBLE
-        for item in content.known[read.count : read.seen]:  # [ARR-2]: known since an earlier feed, read once
+        for item in content.known[read.count : read.seen]:  # known since an earlier feed, read once
             read.count += 1
-            outcome = self.node(node.items, item)
-            if outcome.value is NOTHING and not outcome.none:
+            part = self.item(node.items, item)
+            if part is NOTHING:
                 read.impossible = True
                 return IMPOSSIBLE
+            read.complete = read.complete and part is not UNKNOWN
             if read.complete:
-                part = item_value(outcome)
-                read.complete = part is not UNKNOWN
-                if read.complete:
-                    read.values.append(part)
+                read.values.append(part)
         read.seen = len(content.known)
         value = OpenArray(read.values)
         value.settled = len(read.values)
         is_complete = read.complete
         for item in content.known[read.count :]:  # found in this feed: read again in the next one
-            outcome = self.node(node.items, item)
-            if outcome.value is NOTHING and not outcome.none:
+            part = self.item(node.items, item)
+            if part is NOTHING:
                 return IMPOSSIBLE
+            is_complete = is_complete and part is not UNKNOWN
             if is_complete:
-                part = item_value(outcome)
-                is_complete = part is not UNKNOWN
-                if is_complete:
-                    value.append(part)
+                value.append(part)
         if is_complete and not content.may_end and content.tails:
             part = item_value(merged([self.candidate(node.items, tail) for tail in content.tails]))
             if part is not UNKNOWN:
                 value.append(part)
         return Outcome(False, value)
+
+    def item(self, node: Node, content: Any) -> Any:
+        """A known item's value ([ARR-2]): UNKNOWN when none is known yet, NOTHING when the item cannot succeed
+        (nor can the array)."""
+        outcome = self.node(node, content)
+        if outcome.value is NOTHING and not outcome.none:
+            return NOTHING
+        return item_value(outcome)
 
 
 class ItemsRead:
