@@ -150,7 +150,8 @@ def described(search: Search) -> list[Any]:
 def test_the_steps_a_memo_takes_are_the_steps_the_vm_takes(seed: int, limit: int, monkeypatch: Any) -> None:
     """``Memo`` (a lazy DFA over the VM's entries) gives the entries the VM itself gives, after every feed of every
     chunking, including the conditions left open at the end of a feed; the memo of a program is shared by its
-    searches, so later texts run mostly on learned steps. A small limit makes it start again often."""
+    searches, which start at different offsets, so later texts run mostly on learned steps. A small limit makes it
+    start again often."""
     monkeypatch.setattr(Memo, "LIMIT", limit)
     rng = random.Random(100 + seed)
     learned = 0
@@ -158,9 +159,10 @@ def test_the_steps_a_memo_takes_are_the_steps_the_vm_takes(seed: int, limit: int
         for _ in range(8):
             text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 30)))
             anchored = rng.random() < 0.3
-            buffer = Buffer()
-            memo = Search(program, buffer, 0, 0, anchored=anchored)
-            plain = Search(program, buffer, 0, 0, anchored=anchored, memoize=False)
+            buffer = Buffer("".join(rng.choice(ALPHABET) for _ in range(rng.choice([0, 0, 1, 5]))))
+            base = rng.randint(0, buffer.length)  # a name holds no position: searches at any offset share steps
+            memo = Search(program, buffer, base, buffer.length, anchored=anchored)
+            plain = Search(program, buffer, base, buffer.length, anchored=anchored, memoize=False)
             at = 0
             while at < len(text):
                 size = rng.choice([1, 2, 3, 4, 7, 30])
@@ -175,6 +177,30 @@ def test_the_steps_a_memo_takes_are_the_steps_the_vm_takes(seed: int, limit: int
                     assert (len(chosen), more) == (len(expected), expected_more), (source, text, buffer.length)
         learned += sum(len(m.steps) for m in program.memos)
     assert learned > (1000 if limit > 100 else 100)
+
+
+def test_a_memo_name_holds_no_position() -> None:
+    """Registers older than the position before the one read are named by their place among the name's values, not
+    by the position they hold: the same text at another offset (the next of many calls) takes the steps the first
+    one learned, and gets the entries the VM gets."""
+    pattern = re.compile(r"<args>\s*(.*?)\s*$", re.DOTALL)
+    program = compile_program(pattern)
+    assert program is not None
+    buffer = Buffer("Checking.")
+    learned = []
+    for index in range(12):
+        start = buffer.length
+        memo = Search(program, buffer, start, start)
+        plain = Search(program, buffer, start, start, memoize=False)
+        text = f'<call>get_weather:{index % 10}<args>{{"city": "Paris {index % 10}", "days": [1, 2]}} '
+        before = sum(len(m.steps) for m in program.memos)
+        for at in range(0, len(text), 4):
+            buffer.grow(text[at : at + 4])
+            memo.advance()
+            plain.advance()
+            assert described(memo) == described(plain), (index, buffer.length)
+        learned.append(sum(len(m.steps) for m in program.memos) - before)
+    assert learned[0] > 20 and sum(learned[1:]) <= 5, learned
 
 
 @pytest.mark.parametrize(

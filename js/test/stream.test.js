@@ -250,10 +250,10 @@ function randomPattern(random, depth = 0) {
 const described = (search) =>
   search.entries.map(([pc, regs, conds]) => [pc, regs, conds.map((c) => `${c.constructor.name}@${c.position}`).sort()]);
 
-function sameSteps(program, chunks, label) {
-  const buffer = new Buffer("");
-  const memo = new Search(program, buffer, 0, 0);
-  const plain = new Search(program, buffer, 0, 0, false, false, false);
+function sameSteps(program, chunks, label, lead = "", base = 0) {
+  const buffer = new Buffer(lead); // a name holds no position: searches at any offset share steps
+  const memo = new Search(program, buffer, base, lead.length);
+  const plain = new Search(program, buffer, base, lead.length, false, false, false);
   for (const chunk of chunks) {
     buffer.grow(chunk);
     memo.advance();
@@ -283,11 +283,35 @@ test("the steps a memo takes are the steps the matcher takes, after every feed o
         chunks.push(chars.slice(at, at + size).join(""));
         at += size;
       }
-      sameSteps(program, chunks, source);
+      const lead = [..."".padEnd([0, 0, 1, 5][Math.floor(random() * 4)])].map(
+        () => ALPHABET[Math.floor(random() * 11)],
+      );
+      sameSteps(program, chunks, source, lead.join(""), Math.floor(random() * (lead.join("").length + 1)));
     }
     learned += program.memos[0].steps.size + program.memos[1].steps.size;
   }
   assert.ok(learned > 1000, `${learned} steps learned`);
+});
+
+test("a memo name holds no position: the next of many calls takes the steps the first one learned", () => {
+  const program = compileProgram("<args>\\s*(.*?)\\s*$");
+  const buffer = new Buffer("Checking.");
+  const learned = [];
+  for (let index = 0; index < 12; index++) {
+    const start = buffer.length;
+    const memo = new Search(program, buffer, start, start);
+    const plain = new Search(program, buffer, start, start, false, false, false);
+    const text = `<call>get_weather:${index % 10}<args>{"city": "Paris ${index % 10}", "days": [1, 2]} `;
+    const before = program.memos[0].steps.size + program.memos[1].steps.size;
+    for (let at = 0; at < text.length; at += 4) {
+      buffer.grow(text.slice(at, at + 4));
+      memo.advance();
+      plain.advance();
+      assert.deepEqual(described(memo), described(plain), `${index} at ${buffer.length}`);
+    }
+    learned.push(program.memos[0].steps.size + program.memos[1].steps.size - before);
+  }
+  assert.ok(learned[0] > 20 && learned.slice(1).reduce((a, b) => a + b) <= 5, learned.join(" "));
 });
 
 test("a memo does not keep a step that read further than the next character", () => {

@@ -660,15 +660,18 @@ function templateOf(condition) {
 /**
  * The steps a program's searches have taken, kept to be taken again. A step reads one code point; from the same
  * entries, on a character of the same kind with a next character of the same kind (`kindsOf`; no next character is
- * a kind too), it gives the same entries. Entries are *named* by their pcs, their registers (the position read as
- * -1, the one before it as -2) and their conditions (numbers into the name's templates, each a condition made at
- * the position read), so a steady stretch of text repeats a few names, and a step is a look-up. A step that reads
- * past the next character is not kept; the first step of a feed decides the conditions the last one left open.
+ * a kind too), it gives the same entries. Entries are *named* by their pcs, their registers and their conditions
+ * (numbers into the name's templates, each a condition made at the position read). A register is named by its
+ * *place*: 0 the position read, 1 the one before it, 2 on an older position, the name's *values* in the order the
+ * entries first hold them, which the search keeps beside the name. So a name holds no position: a steady stretch
+ * of text repeats a few names, and so does each of many calls alike, and a step is a look-up and, when a register
+ * moved to an older place, a new array of values. A step that reads past the next character is not kept; the first
+ * step of a feed decides the conditions the last one left open.
  */
 class Memo {
   constructor() {
     this.names = new Map(); // by their text, each once
-    this.steps = new Map(); // (name id, kind, next kind) as a number -> {to, idle, fix}
+    this.steps = new Map(); // (name id, kind, next kind) as a number -> {to, idle, sources}
     this.count = 0; // names ever made: an id is never given twice
   }
 
@@ -688,52 +691,53 @@ class Memo {
     return name;
   }
 
-  /** The name of `entries` at `position`; null when a thread holds a condition. */
+  /** The name of `entries` at `position` and its values; null when a thread holds a condition. */
   name(entries, position) {
+    const places = new Map(); // an older position -> its place
     const named = [];
     for (const [pc, regs, conds] of entries) {
       if (conds.length > 0) return null;
-      named.push([pc, regs.map((r) => (r === position ? -1 : r === position - 1 ? -2 : r)), NONE]);
+      named.push([pc, regs.map((r) => placeOf(r, position, places)), NONE]);
     }
-    return this.intern(named, []);
+    return [this.intern(named, []), [...places.keys()]];
   }
 
-  /** Keep the step `search` just took from `old` to `position` under `key`; the name it reached (null when the
-   * step read too far). Registers at `old` and the one before it are -3 and -4: spelled out when the step is taken. */
-  learn(key, search, old, position) {
+  /** Keep the step `search` just took from `old` (the name `from` with `values`) to `position` under `key`; the
+   * name it reached and its values (null when the step read too far). A step only copies registers and sets them to
+   * `position`, so an older position was a value of `from`, or `old`, or the one before `old`. */
+  learn(key, search, values, old, position) {
     if (search.far) return null;
+    const was = new Map(values.map((value, index) => [value, index]));
+    const places = new Map();
     const numbers = new Map();
-    let fix = false;
     const named = search.entries.map(([pc, regs, conds]) => [
       pc,
-      regs.map((r) => {
-        if (r === position) return -1;
-        if (r === position - 1) return -2;
-        if (r === old || r === old - 1) {
-          fix = true;
-          return r === old ? -3 : -4;
-        }
-        return r;
-      }),
+      regs.map((r) => placeOf(r, position, places)),
       conds.map((condition) => {
         if (!numbers.has(condition)) numbers.set(condition, numbers.size);
         return numbers.get(condition);
       }),
     ]);
+    // per value reached: the index of the value it was, or -1 for `old`, -2 for the one before it
+    const sources = [...places.keys()].map((r) => (r === old ? -1 : r === old - 1 ? -2 : was.get(r)));
+    const same = sources.length === values.length && sources.every((source, index) => source === index);
     const reached = this.intern(named, [...numbers.keys()].map(templateOf));
-    this.steps.set(key, { to: reached, idle: search.idle, fix });
-    return fix ? this.fixed(reached, old) : reached;
+    this.steps.set(key, { to: reached, idle: search.idle, sources: same ? null : sources });
+    return [reached, [...places.keys()]];
   }
+}
 
-  /** A learned name holding -3 or -4, spelled out for a step from `old`. */
-  fixed(name, old) {
-    const entries = name.entries.map(([pc, regs, conds]) => [
-      pc,
-      regs.map((r) => (r === -3 ? old : r === -4 ? old - 1 : r)),
-      conds,
-    ]);
-    return this.intern(entries, name.templates);
+/** A register's place at `position` (`Memo`): 0 there, 1 the one before, 2 on an older one (added to `places`). */
+function placeOf(r, position, places) {
+  if (r === null) return null;
+  if (r === position) return 0;
+  if (r === position - 1) return 1;
+  let place = places.get(r);
+  if (place === undefined) {
+    place = places.size + 2;
+    places.set(r, place);
   }
+  return place;
 }
 
 // ---- Text that grows, and what a thread assumed about text not yet seen ----
@@ -966,6 +970,7 @@ export class Search {
     this.memoize = memoize; // take the steps `Memo` knows instead of running them
     this.far = false; // the step read past the next character: `Memo` does not keep it
     this.named = null; // the `Memo` name of `entries`, whose conditions are `pending`
+    this.values = []; // the positions at the name's older places
     this.entries = this.fresh(start);
     this.idle = !this.anchored; // no thread but a fresh start's
   }
@@ -1017,6 +1022,7 @@ export class Search {
     const memo = this.memoize ? this.program.memos[this.anchored ? 1 : 0] : null;
     const kinds = memo === null ? null : kindsOf(this.program);
     let state = memo === null ? null : this.named; // the entries as `Memo` names them, while it steps
+    let { values } = this; // and the positions at the name's older places
     this.named = null;
     if (state === null) this.resolve();
     const { first: starts } = this.program;
@@ -1035,7 +1041,10 @@ export class Search {
       const char = buffer.char(index);
       const next = index + char.length;
       if (memo !== null && (state !== null || this.pending.size === 0)) {
-        if (state === null) state = memo.name(this.entries, index);
+        if (state === null) {
+          const named = memo.name(this.entries, index);
+          if (named !== null) [state, values] = named;
+        }
         if (state !== null) {
           const kind = kinds(char);
           const nextKind = next < buffer.length ? kinds(buffer.char(next)) : -1;
@@ -1044,12 +1053,17 @@ export class Search {
           const step = memo.steps.get(key);
           if (step !== undefined) {
             if (state.templates.length > 0) this.pending.clear(); // they were the conditions of its entries only
-            state = step.fix ? memo.fixed(step.to, index) : step.to;
+            state = step.to;
             this.idle = step.idle;
+            const { sources } = step;
+            if (sources !== null) {
+              // a register moved to an older place: -1 is `index`, -2 the one before it
+              values = sources.map((source) => (source >= 0 ? values[source] : source === -1 ? index : index - 1));
+            }
             stale = true;
           } else {
             if (stale) {
-              this.entries = this.materialize(state, index);
+              this.entries = this.materialize(state, values, index);
               stale = false;
             }
             this.far = key < 0;
@@ -1063,7 +1077,8 @@ export class Search {
               if (this.pending.size > 0) this.far = true;
             }
             this.step(char, next);
-            state = memo.learn(key, this, index, next);
+            const learned = memo.learn(key, this, values, index, next);
+            [state, values] = learned === null ? [null, []] : learned;
           }
           index = next;
           if (this.anchored && (stale ? state.entries : this.entries).length === 0) break;
@@ -1071,7 +1086,7 @@ export class Search {
         }
       }
       if (stale) {
-        this.entries = this.materialize(state, index);
+        this.entries = this.materialize(state, values, index);
         stale = false;
       }
       state = null;
@@ -1082,8 +1097,9 @@ export class Search {
     this.position = end;
     if (stale) {
       this.pending.clear();
-      this.entries = this.materialize(state, index);
+      this.entries = this.materialize(state, values, index);
       this.named = state; // its conditions, made at the end of the text, are all undecided
+      this.values = values;
     } else if (this.pending.size > 0) this.resolve();
   }
 
@@ -1114,8 +1130,8 @@ export class Search {
     this.entries = out;
   }
 
-  /** The entries a `Memo` name stands for at `position`, its conditions made anew (and pending). */
-  materialize(name, position) {
+  /** The entries a `Memo` name with `values` stands for at `position`, its conditions made anew (and pending). */
+  materialize(name, values, position) {
     const made = name.templates.map((template) => {
       let condition;
       if (template.make === Boundary) condition = new Boundary(this.buffer, position, template.before, template.want);
@@ -1130,7 +1146,7 @@ export class Search {
     });
     return name.entries.map(([pc, regs, conds]) => [
       pc,
-      regs.map((r) => (r === -1 ? position : r === -2 ? position - 1 : r)),
+      regs.map((r) => (r === null ? null : r === 0 ? position : r === 1 ? position - 1 : values[r - 2])),
       conds.length === 0 ? NONE : conds.map((number) => made[number]),
     ]);
   }

@@ -709,10 +709,13 @@ class Memo:
     """The steps a program's searches have taken, kept to be taken again (a lazy DFA with registers). A step reads
     one character; from the same entries, on a character of the same kind with a next character of the same kind
     (``Program.kinds``; no next character is a kind too), it gives the same entries. Entries are *named* by their
-    pcs, their registers (the position read as -1, the one before it as -2) and their conditions (numbers into
-    the name's templates, each a condition made at the position read), so a steady stretch of text (a long content
-    or thinking) repeats a few names, and a step is a dictionary look-up. A step that reads past the next character
-    is not kept; the first step of a feed decides the conditions the last one left open."""
+    pcs, their registers and their conditions (numbers into the name's templates, each a condition made at the
+    position read). A register is named by its *place*: 0 the position read, 1 the one before it, 2 on an older
+    position, the name's *values* in the order the entries first hold them, which the search keeps beside the
+    name. So a name holds no position: a steady stretch of text (a long content or thinking) repeats a few names,
+    and so does each of many calls alike, and a step is a dictionary look-up and, when a register moved to an
+    older place, a new tuple of values. A step that reads past the next character is not kept; the first step of
+    a feed decides the conditions the last one left open."""
 
     LIMIT = 4096  # steps and names kept; past it the memo starts again (a program's memo stays a few megabytes)
 
@@ -721,59 +724,69 @@ class Memo:
     def __init__(self) -> None:
         self.names: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # each name once: its id is a key in ``steps``
         self.chosen: dict[int, tuple[Any, ...]] = {}  # id(name) -> (name, how many candidates, more)
-        # (id(name), kind, next kind) -> (that name, the next name, idle, whether it holds -3: two positions back)
+        # (id(name), kind, next kind) -> (that name, the next name, idle, where the next values come from or None)
         self.steps: dict[tuple[int, int, int], tuple[Any, ...]] = {}
 
-    def name(self, entries: list[Entry], position: int) -> tuple[Any, ...] | None:
-        """The name of ``entries`` at ``position``; None when a thread holds a condition."""
+    def name(self, entries: list[Entry], position: int) -> tuple[tuple[Any, ...], tuple[int, ...]] | None:
+        """The name of ``entries`` at ``position`` and its values; None when a thread holds a condition."""
         before = position - 1
+        places: dict[int, int] = {}  # an older position -> its place
         named = []
         for pc, regs, conds in entries:
             if conds:
                 return None
-            named.append((pc, tuple(-1 if r == position else -2 if r == before else r for r in regs), NONE))
+            spelled = []
+            for r in regs:
+                if r is not None:
+                    r = 0 if r == position else 1 if r == before else places.setdefault(r, len(places) + 2)
+                spelled.append(r)
+            named.append((pc, tuple(spelled), NONE))
         name = (tuple(named), ())
         self._room()
-        return self.names.setdefault(name, name)
+        return self.names.setdefault(name, name), tuple(places)
 
-    def learn(self, key: tuple[int, int, int], name: tuple[Any, ...], search: Search, position: int) -> Any:
-        """Keep the step ``search`` just took from ``name`` to ``position``; the name it reached (None when the step
-        read too far)."""
+    def learn(
+        self, key: tuple[int, int, int], name: tuple[Any, ...], values: tuple[int, ...], search: Search, position: int
+    ) -> tuple[tuple[Any, ...], tuple[int, ...]] | None:
+        """Keep the step ``search`` just took from ``name`` (with ``values``) to ``position``; the name it reached
+        and its values (None when the step read too far). A step only copies registers and sets them to
+        ``position``, so an older position was a value of ``name`` or the one before the position read."""
         if search._far:
             return None
         before, older = position - 1, position - 2
-        fix = False
+        was = {value: index for index, value in enumerate(values)}
+        places: dict[int, int] = {}
+        sources: list[int] = []  # per value reached: the index of the value it was, or -1 for ``older``
         named = []
         numbers: dict[Condition, int] = {}
         for pc, regs, conds in search.entries:
             spelled = []
             for r in regs:
-                if r == position:
-                    r = -1
-                elif r == before:
-                    r = -2
-                elif r == older:
-                    r, fix = -3, True
+                if r is not None:
+                    if r == position:
+                        r = 0
+                    elif r == before:
+                        r = 1
+                    else:
+                        place = places.get(r)
+                        if place is None:
+                            place = places[r] = len(places) + 2
+                            sources.append(-1 if r == older else was[r])
+                        r = place
                 spelled.append(r)
             named.append((pc, tuple(spelled), frozenset(numbers.setdefault(c, len(numbers)) for c in conds)))
         templates = tuple(_template(condition) for condition in numbers)
         self._room()
         reached = (tuple(named), templates)
         reached = self.names.setdefault(reached, reached)
-        self.steps[key] = (name, reached, search.idle, fix)
-        return self.fixed(reached, position) if fix else reached
+        same = len(sources) == len(values) and all(source == index for index, source in enumerate(sources))
+        self.steps[key] = (name, reached, search.idle, None if same else tuple(sources))
+        return reached, tuple(places)
 
     def _room(self) -> None:
         """Start again when ``LIMIT`` steps or names are kept (a search holding an older name finds no step for it)."""
         if len(self.steps) >= self.LIMIT or len(self.names) >= self.LIMIT:
             self.steps, self.names, self.chosen = {}, {}, {}
-
-    def fixed(self, name: tuple[Any, ...], position: int) -> tuple[Any, ...]:
-        """A learned name holding -3 (the position two back, which a name at the next step spells out)."""
-        older = position - 2
-        entries = tuple((pc, tuple(older if r == -3 else r for r in regs), conds) for pc, regs, conds in name[0])
-        spelled = (entries, name[1])
-        return self.names.setdefault(spelled, spelled)
 
 
 def _template(condition: Condition) -> tuple[Any, ...]:
@@ -806,6 +819,7 @@ class Search:
         "position",
         "program",
         "start",
+        "values",
     )
 
     def __init__(
@@ -827,6 +841,7 @@ class Search:
         self.memoize = memoize  # take the steps ``Memo`` knows instead of running them
         self._far = False  # the step read past the next character: ``Memo`` does not keep it
         self.named: tuple[Any, ...] | None = None  # the ``Memo`` name of ``entries``, whose conditions are ``pending``
+        self.values: tuple[int, ...] = ()  # the positions at the name's older places
         self.entries = self._fresh(start)
         self.idle = not self.anchored  # no thread but a fresh start's
 
@@ -876,7 +891,8 @@ class Search:
             self.position = end
             return
         memo = self.program.memos[self.anchored] if self.memoize else None
-        state = self.named if memo is not None else None  # the entries as ``Memo`` names them, while it steps
+        state: Any = self.named if memo is not None else None  # the entries as ``Memo`` names them, as it steps
+        values = self.values  # and the positions at the name's older places
         self.named = None
         if state is None:
             self._resolve()
@@ -894,7 +910,9 @@ class Search:
             char = text[index - offset]
             if memo is not None and (state is not None or not self.pending):
                 if state is None:
-                    state = memo.name(self.entries, index)
+                    named = memo.name(self.entries, index)
+                    if named is not None:
+                        state, values = named
                 if state is not None:
                     key = (id(state), kinds[char], kinds[text[index + 1 - offset]] if index + 1 < end else -1)
                     step = memo.steps.get(key)
@@ -902,25 +920,26 @@ class Search:
                         if state[1]:
                             self.pending.clear()  # they were the conditions of ``state``'s entries only
                         state, self.idle = step[1], step[2]
-                        if step[3]:
-                            state = memo.fixed(state, index + 1)
+                        if step[3] is not None:  # a register moved to an older place: -1 is the one before ``index``
+                            values = tuple([values[source] if source >= 0 else index - 1 for source in step[3]])
                         stale = True
                     else:
                         if stale:
-                            self.entries, stale = self._named(state, index), False
+                            self.entries, stale = self._named(state, values, index), False
                         self._far = False
                         if state[1]:  # the conditions the last feed left open are decided by this character
                             self._far = any(isinstance(c, Lookahead) and char in c.program.starts for c in self.pending)
                             self._resolve()
                             self._far = self._far or bool(self.pending)
                         self._step(char, index)
-                        state = memo.learn(key, state, self, index + 1)
+                        learned = memo.learn(key, state, values, self, index + 1)
+                        state, values = (None, ()) if learned is None else learned
                     index += 1
                     if self.anchored and not (state[0] if stale else self.entries):
                         break
                     continue
             if stale and state is not None:
-                self.entries, stale = self._named(state, index), False
+                self.entries, stale = self._named(state, values, index), False
             state = None
             self._step(char, index)
             index += 1
@@ -929,20 +948,21 @@ class Search:
         self.position = end
         if stale and state is not None:
             self.pending.clear()
-            self.entries = self._named(state, index)
-            self.named = state  # its conditions, made at the end of the text, are all undecided
+            self.entries = self._named(state, values, index)
+            self.named, self.values = state, values  # its conditions, made at the end of the text, are all undecided
         elif self.pending:
             self._resolve()
 
-    def _named(self, name: tuple[Any, ...], position: int) -> list[Entry]:
-        """The entries a ``Memo`` name stands for at ``position``, its conditions made anew (and pending)."""
+    def _named(self, name: tuple[Any, ...], values: tuple[int, ...], position: int) -> list[Entry]:
+        """The entries a ``Memo`` name with ``values`` stands for at ``position``, its conditions made anew (and
+        pending)."""
         entries, templates = name
         made = [self._made(template, position) for template in templates]
-        before = position - 1
+        places = (position, position - 1, *values)
         return [
             (
                 pc,
-                tuple(position if r == -1 else before if r == -2 else r for r in regs),
+                tuple(r if r is None else places[r] for r in regs),
                 frozenset(made[number] for number in conds) if conds else NONE,
             )
             for pc, regs, conds in entries
