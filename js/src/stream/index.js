@@ -12,7 +12,7 @@ import { put } from "../data.js";
 import { equal as jsonEqual } from "../jmespath.js";
 import { JsonFailure, readJson } from "../textparsers.js";
 import { Analysis, NOTHING } from "./analysis.js";
-import { JSONText, OpenArray, UNKNOWN, complete, ended, grow, jsonTexts } from "./partial.js";
+import { JSONText, OpenArray, UNKNOWN, complete, ended, grow, jsonTexts, openPrefix } from "./partial.js";
 import { Buffer } from "./pike.js";
 
 /** `feed` or `finish` on a stream that has finished: a mistake in the calling code ([STREAM-5]). */
@@ -179,9 +179,13 @@ function shallow(value) {
 function typedCalls(value, tools, settled) {
   if (!isObject(value) || !Array.isArray(value.tool_calls)) return value;
   const held = shallow(value);
-  const calls = value.tool_calls.constructor.from(value.tool_calls.slice(0, settled)); // sent typed: kept as they are
-  for (const call of value.tool_calls.slice(settled)) calls.push(typedCall(call, tools));
-  if (value.tool_calls instanceof OpenArray) calls.settled = value.tool_calls.settled;
+  const open = value.tool_calls instanceof OpenArray;
+  // sent typed: kept as they are
+  const calls = open ? openPrefix(value.tool_calls, settled) : value.tool_calls.slice(0, settled);
+  for (let index = settled; index < value.tool_calls.length; index++) {
+    calls.push(typedCall(value.tool_calls[index], tools));
+  }
+  if (open) calls.settled = value.tool_calls.settled;
   held.tool_calls = calls;
   return held;
 }
