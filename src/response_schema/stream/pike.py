@@ -756,31 +756,21 @@ class Memo:
         before, older = position - 1, position - 2
         was = {value: index for index, value in enumerate(values)}
         places: dict[int, int] = {}
-        sources: list[int] = []  # per value reached: the index of the value it was, or -1 for ``older``
         named = []
         numbers: dict[Condition, int] = {}
         for pc, regs, conds in search.entries:
             spelled = []
             for r in regs:
                 if r is not None:
-                    if r == position:
-                        r = 0
-                    elif r == before:
-                        r = 1
-                    else:
-                        place = places.get(r)
-                        if place is None:
-                            place = places[r] = len(places) + 2
-                            sources.append(-1 if r == older else was[r])
-                        r = place
+                    r = 0 if r == position else 1 if r == before else places.setdefault(r, len(places) + 2)
                 spelled.append(r)
             named.append((pc, tuple(spelled), frozenset(numbers.setdefault(c, len(numbers)) for c in conds)))
         templates = tuple(_template(condition) for condition in numbers)
         self._room()
         reached = (tuple(named), templates)
         reached = self.names.setdefault(reached, reached)
-        same = len(sources) == len(values) and all(source == index for index, source in enumerate(sources))
-        self.steps[key] = (name, reached, search.idle, None if same else tuple(sources))
+        sources = tuple(-1 if r == older else was[r] for r in places)  # per value reached: where it was, -1 ``older``
+        self.steps[key] = (name, reached, search.idle, None if sources == tuple(range(len(values))) else sources)
         return reached, tuple(places)
 
     def _room(self) -> None:
