@@ -702,9 +702,9 @@ class Memo {
     return [this.intern(named, []), [...places.keys()]];
   }
 
-  /** Keep the step `search` just took from `old` (the name `from` with `values`) to `position` under `key`; the
-   * name it reached and its values (null when the step read too far). A step only copies registers and sets them to
-   * `position`, so an older position was a value of `from`, or `old`, or the one before `old`. */
+  /** Keep the step `search` just took from `old` (a name with `values`) to `position` under `key`; the name it
+   * reached and its values (null when the step read too far). A step only copies registers and sets them to
+   * `position`, so an older position was one of `values`, or `old`, or the one before `old`. */
   learn(key, search, values, old, position) {
     if (search.far) return null;
     const was = new Map(values.map((value, index) => [value, index]));
@@ -718,12 +718,13 @@ class Memo {
         return numbers.get(condition);
       }),
     ]);
+    const reachedValues = [...places.keys()];
     // per value reached: the index of the value it was, or -1 for `old`, -2 for the one before it
-    const sources = [...places.keys()].map((r) => (r === old ? -1 : r === old - 1 ? -2 : was.get(r)));
+    const sources = reachedValues.map((r) => (r === old ? -1 : r === old - 1 ? -2 : was.get(r)));
     const same = sources.length === values.length && sources.every((source, index) => source === index);
     const reached = this.intern(named, [...numbers.keys()].map(templateOf));
     this.steps.set(key, { to: reached, idle: search.idle, sources: same ? null : sources });
-    return [reached, [...places.keys()]];
+    return [reached, reachedValues];
   }
 }
 

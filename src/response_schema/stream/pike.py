@@ -729,18 +729,12 @@ class Memo:
 
     def name(self, entries: list[Entry], position: int) -> tuple[tuple[Any, ...], tuple[int, ...]] | None:
         """The name of ``entries`` at ``position`` and its values; None when a thread holds a condition."""
-        before = position - 1
         places: dict[int, int] = {}  # an older position -> its place
         named = []
         for pc, regs, conds in entries:
             if conds:
                 return None
-            spelled = []
-            for r in regs:
-                if r is not None:
-                    r = 0 if r == position else 1 if r == before else places.setdefault(r, len(places) + 2)
-                spelled.append(r)
-            named.append((pc, tuple(spelled), NONE))
+            named.append((pc, _placed(regs, position, places), NONE))
         name = (tuple(named), ())
         self._room()
         return self.names.setdefault(name, name), tuple(places)
@@ -753,18 +747,14 @@ class Memo:
         ``position``, so an older position was a value of ``name`` or the one before the position read."""
         if search._far:
             return None
-        before, older = position - 1, position - 2
+        older = position - 2
         was = {value: index for index, value in enumerate(values)}
         places: dict[int, int] = {}
         named = []
         numbers: dict[Condition, int] = {}
         for pc, regs, conds in search.entries:
-            spelled = []
-            for r in regs:
-                if r is not None:
-                    r = 0 if r == position else 1 if r == before else places.setdefault(r, len(places) + 2)
-                spelled.append(r)
-            named.append((pc, tuple(spelled), frozenset(numbers.setdefault(c, len(numbers)) for c in conds)))
+            conditions = frozenset(numbers.setdefault(c, len(numbers)) for c in conds)
+            named.append((pc, _placed(regs, position, places), conditions))
         templates = tuple(_template(condition) for condition in numbers)
         self._room()
         reached = (tuple(named), templates)
@@ -777,6 +767,16 @@ class Memo:
         """Start again when ``LIMIT`` steps or names are kept (a search holding an older name finds no step for it)."""
         if len(self.steps) >= self.LIMIT or len(self.names) >= self.LIMIT:
             self.steps, self.names, self.chosen = {}, {}, {}
+
+
+def _placed(regs: tuple[Any, ...], position: int, places: dict[int, int]) -> tuple[Any, ...]:
+    """Registers by their place at ``position`` (``Memo``): 0 there, 1 the one before, 2 on an older one (added to
+    ``places``); None stays None."""
+    before = position - 1
+    return tuple(
+        r if r is None else 0 if r == position else 1 if r == before else places.setdefault(r, len(places) + 2)
+        for r in regs
+    )
 
 
 def _template(condition: Condition) -> tuple[Any, ...]:
