@@ -489,6 +489,41 @@ test("calls already sent are not analysed again: the work per character does not
   }
 });
 
+test("calls already found are not copied on every feed: the arrays a feed gives share them", (context) => {
+  // the array a feed gives leaves out its settled calls (`OpenArray.head`) and the iterator gives its matches as they
+  // are; before, each feed copied the calls found so far (the matches, the array's values, the array without its JSON
+  // texts, the typed calls): Kimi K2 outputs of 10,000 calls cost 2.4x what 1,000 did per character
+  let copied = 0;
+  const given = new Map();
+  const original = Analysis.prototype.array;
+  context.mock.method(Analysis.prototype, "array", function counted(node, content) {
+    const result = original.call(this, node, content);
+    if (content.source !== null && given.get(content.source) !== content.known) {
+      copied += content.known.length;
+      given.set(content.source, content.known);
+    }
+    if (Array.isArray(result.value)) copied += result.value.length; // the items it holds itself
+    return result;
+  });
+  const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object" } } }];
+  const schema = JSON.parse(readFileSync(new URL("../../src/response_schema/schemas/kimi-k2.json", import.meta.url)));
+  const render = (args) =>
+    `<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>${JSON.stringify(args)}<|tool_call_end|>`;
+  for (const options of [{}, { tools }]) {
+    const perChar = [5, 60].map((count) => {
+      const calls = Array.from({ length: count }, (_, index) => render({ city: `Paris ${index}`, days: [1, 2] }));
+      const output = `Checking.<|tool_calls_section_begin|>${calls.join("")}<|tool_calls_section_end|>`;
+      copied = 0;
+      given.clear();
+      const stream = compile(schema).stream(options);
+      for (let at = 0; at < output.length; at += 4) stream.feed(output.slice(at, at + 4));
+      assert.equal((stream.finish() && stream.message).tool_calls.length, count);
+      return copied / output.length;
+    });
+    assert.ok(perChar[1] <= perChar[0] * 1.5, JSON.stringify(perChar));
+  }
+});
+
 test("arguments streamed as JSON text to a tool are typed and sent when their object closes ([TOOLS-7])", () => {
   const schema = JSON.parse(readFileSync(new URL("../../src/response_schema/schemas/kimi-k2.json", import.meta.url)));
   const call = (name, index, args) =>

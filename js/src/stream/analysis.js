@@ -15,7 +15,7 @@ import { put } from "../data.js";
 import { ParseError } from "../errors.js";
 import { NO_VALUE, TYPES, laterStages, runParser, stages, walk } from "../parser.js";
 import { JsonFailure, readJson } from "../textparsers.js";
-import { JSONText, OpenObject, OpenText, UNKNOWN, commonPrefix, meet, openPrefix } from "./partial.js";
+import { JSONText, OpenArray, OpenObject, OpenText, UNKNOWN, commonPrefix, meet } from "./partial.js";
 import { Buffer, Search, programOf } from "./pike.js";
 
 class Exact {
@@ -44,8 +44,9 @@ class Fields {
 }
 
 class Items {
-  constructor(known, tails, mayEnd, source = null) {
-    this.known = known; // the matches found, each an item's content
+  constructor(known, count, tails, mayEnd, source = null) {
+    this.known = known; // the matches found, each an item's content: its first `count` (an iterator's array, which
+    this.count = count; // later matches are added to, is given as it is, not copied on every feed)
     this.tails = tails; // what the next item's content may be
     this.mayEnd = mayEnd; // whether there may be no next item
     this.source = source; // the Iterator that found them on an open text (it only adds to `known`)
@@ -285,7 +286,7 @@ export class Analysis {
       const matches = [...node.iterator.all(content.value, true)].map((match) =>
         spannedValue(node.iterator, match, content.origin),
       );
-      return matches.length > 0 ? [new Items(matches, [], true)] : [NO_MATCH]; // [ITER-2], [ITER-4]
+      return matches.length > 0 ? [new Items(matches, matches.length, [], true)] : [NO_MATCH]; // [ITER-2], [ITER-4]
     }
     if (content instanceof Exact && this.openJson(node, content)) {
       const [buffer, start] = content.origin;
@@ -304,7 +305,7 @@ export class Analysis {
         `iter:${idOf(node)}:${idOf(content.buffer)}:${content.base}`,
         () => new Iterator(node.iterator, content),
       ).advance();
-      contents = found.known.length === 0 && found.mayEnd ? [found, NO_MATCH] : [found]; // [ITER-4]
+      contents = found.count === 0 && found.mayEnd ? [found, NO_MATCH] : [found]; // [ITER-4]
     }
     const result = [];
     for (const each of contents) {
@@ -482,7 +483,7 @@ export class Analysis {
         ? new ItemsRead()
         : this.state(`array:${idOf(node)}:${idOf(content.source)}`, () => new ItemsRead());
     if (read.impossible) return IMPOSSIBLE;
-    for (; read.count < Math.min(read.seen, content.known.length); read.count++) {
+    for (; read.count < Math.min(read.seen, content.count); read.count++) {
       // known since an earlier feed, read once
       const part = this.item(node.items, content.known[read.count]);
       if (part === NOTHING) {
@@ -492,11 +493,11 @@ export class Analysis {
       read.whole = read.whole && part !== UNKNOWN;
       if (read.whole) read.values.push(part);
     }
-    read.seen = content.known.length;
-    const value = openPrefix(read.values, read.values.length);
+    read.seen = content.count;
+    const value = OpenArray.after(read.values, read.values.length); // shared, not copied: `read.values` only grows
     value.settled = read.values.length;
     let whole = read.whole;
-    for (let index = read.count; index < content.known.length; index++) {
+    for (let index = read.count; index < content.count; index++) {
       // found in this feed: read again in the next one
       const part = this.item(node.items, content.known[index]);
       if (part === NOTHING) return IMPOSSIBLE;
@@ -819,7 +820,7 @@ class Iterator {
   }
 
   advance() {
-    if (this.search === null) return new Items([], [ANY], true);
+    if (this.search === null) return new Items([], 0, [ANY], true);
     const { buffer } = this.source;
     for (;;) {
       this.search.advance();
@@ -832,7 +833,7 @@ class Iterator {
     const [entries, more] = this.search.candidates();
     const tails = distinct(entries.map((entry) => matchValue(this.program, buffer, entry)));
     if (more && !this.search.anchored) tails.push(ANY);
-    return new Items([...this.known], tails, more, this);
+    return new Items(this.known, this.known.length, tails, more, this);
   }
 }
 

@@ -12,7 +12,18 @@ import { put } from "../data.js";
 import { equal as jsonEqual } from "../jmespath.js";
 import { JsonFailure, readJson } from "../textparsers.js";
 import { Analysis, NOTHING } from "./analysis.js";
-import { JSONText, OpenArray, UNKNOWN, complete, ended, grow, jsonTexts, openPrefix } from "./partial.js";
+import {
+  JSONText,
+  OpenArray,
+  UNKNOWN,
+  arrayItem,
+  arrayLength,
+  arrayPrefix,
+  complete,
+  ended,
+  grow,
+  jsonTexts,
+} from "./partial.js";
 import { Buffer } from "./pike.js";
 
 /** `feed` or `finish` on a stream that has finished: a mistake in the calling code ([STREAM-5]). */
@@ -181,9 +192,9 @@ function typedCalls(value, tools, settled) {
   const held = shallow(value);
   const open = value.tool_calls instanceof OpenArray;
   // sent typed: kept as they are
-  const calls = open ? openPrefix(value.tool_calls, settled) : value.tool_calls.slice(0, settled);
-  for (let index = settled; index < value.tool_calls.length; index++) {
-    calls.push(typedCall(value.tool_calls[index], tools));
+  const calls = open ? arrayPrefix(value.tool_calls, settled) : value.tool_calls.slice(0, settled);
+  for (let index = settled; index < arrayLength(value.tool_calls); index++) {
+    calls.push(typedCall(arrayItem(value.tool_calls, index), tools));
   }
   if (open) calls.settled = value.tool_calls.settled;
   held.tool_calls = calls;

@@ -27,29 +27,66 @@ export class OpenObject {}
 
 /** An array of which only the first items, or parts of them, are known. Its first `settled` items are what every
  * later feed gives them, until the output is complete (values of matches known whole): what has sent them need not
- * read them again. */
+ * read them again. It may leave out its first `skipped` items: they are then the first items of `head`, an array
+ * that only grows and that the arrays of later feeds share, and the array holds the items after them (copied on
+ * every feed, the calls found so far would make a stream of many calls quadratic). `arrayLength`, `arrayItem` and
+ * `arrayItems` read it whole. */
 export class OpenArray extends Array {
   settled = 0;
+  skipped = 0;
+  head = NO_ITEMS;
 
   static get [Symbol.species]() {
     return Array;
   }
+
+  /** The array whose first `skipped` items are those of `head`, with no items after them yet. */
+  static after(head, skipped) {
+    const array = new OpenArray();
+    array.head = head;
+    array.skipped = skipped;
+    return array;
+  }
 }
 
-/** An OpenArray of the first `count` items of `items`, set by index: V8 pushes onto an Array subclass on a slow path
- * (66 µs for 3,000 items, 8 by index), and `Array.from` reads them through the iterator. */
-export function openPrefix(items, count) {
+const NO_ITEMS = Object.freeze([]);
+
+/** How many items an array holds, those an `OpenArray` leaves out included. */
+export const arrayLength = (array) => (array instanceof OpenArray ? array.skipped + array.length : array.length);
+
+export function arrayItem(array, index) {
+  if (!(array instanceof OpenArray)) return array[index];
+  return index < array.skipped ? array.head[index] : array[index - array.skipped];
+}
+
+/** Every item of an array, those an `OpenArray` leaves out included. */
+export function arrayItems(array) {
+  if (!(array instanceof OpenArray) || array.skipped === 0) return array;
+  return [...array.head.slice(0, array.skipped), ...array];
+}
+
+/** An OpenArray of the first `length` items of `array`, sharing them when they are in its `head`; a copy is set by
+ * index (V8 pushes onto an Array subclass on a slow path: 66 µs for 3,000 items, 8 by index). */
+export function arrayPrefix(array, length) {
+  if (array instanceof OpenArray && array.skipped >= length) return OpenArray.after(array.head, length);
   const copy = new OpenArray();
-  copy.length = count;
-  for (let index = 0; index < count; index++) copy[index] = items[index];
+  copy.length = length;
+  for (let index = 0; index < length; index++) copy[index] = arrayItem(array, index);
   return copy;
 }
 
+/** How many first items two arrays leave out of one `head` (the same matches' values). */
+function shared(first, second) {
+  if (first instanceof OpenArray && second instanceof OpenArray && first.head === second.head)
+    return Math.min(first.skipped, second.skipped);
+  return 0;
+}
+
 /** How many first items two arrays both hold settled (`OpenArray`), when they are the same objects (the same
- * matches' values): their meet, each item itself. */
-function settledInBoth(first, second) {
+ * matches' values): their meet, each item itself. The first `common` are, being one head's. */
+function settledInBoth(first, second, common) {
   const count = Math.min(first.settled ?? 0, second.settled ?? 0);
-  for (let index = 0; index < count; index++) if (first[index] !== second[index]) return 0;
+  for (let index = common; index < count; index++) if (arrayItem(first, index) !== arrayItem(second, index)) return 0;
   return count;
 }
 
@@ -118,11 +155,12 @@ export function meet(first, second) {
   }
   if (Array.isArray(first) && Array.isArray(second)) {
     if (complete(first) && complete(second) && jsonEqual(first, second)) return first;
-    const settled = settledInBoth(first, second);
-    const items = openPrefix(first, settled);
+    const common = shared(first, second);
+    const settled = settledInBoth(first, second, common);
+    const items = arrayPrefix(first, common);
     items.settled = settled;
-    for (let index = settled; index < Math.min(first.length, second.length); index++) {
-      const both = meet(first[index], second[index]);
+    for (let index = common; index < Math.min(arrayLength(first), arrayLength(second)); index++) {
+      const both = meet(arrayItem(first, index), arrayItem(second, index)); // settled: the same object in both
       if (both === UNKNOWN) break;
       items.push(both);
     }
@@ -182,13 +220,14 @@ export function grow(sent, known, path, deltas, settled) {
   if (Array.isArray(sent) && Array.isArray(known)) {
     const skip = settled.get(path) ?? 0; // sent as far as they go before the end: not read again
     const items = sent.slice(0, skip);
+    const length = arrayLength(known);
     for (let index = skip; index < sent.length; index++) {
       items.push(
-        index < known.length ? grow(sent[index], known[index], `${path}/${index}`, deltas, settled) : sent[index],
+        index < length ? grow(sent[index], arrayItem(known, index), `${path}/${index}`, deltas, settled) : sent[index],
       );
     }
-    for (let index = sent.length; index < known.length; index++) {
-      items.push(added(known[index], `${path}/${index}`, deltas));
+    for (let index = sent.length; index < length; index++) {
+      items.push(added(arrayItem(known, index), `${path}/${index}`, deltas));
     }
     return items;
   }
@@ -204,7 +243,7 @@ function added(known, path, deltas) {
 /** `value` as plain JSON: OpenText as a string, open objects and arrays as plain ones. */
 function plain(value) {
   if (value instanceof OpenText) return value.text;
-  if (Array.isArray(value)) return Array.from(value, plain);
+  if (Array.isArray(value)) return Array.from(arrayItems(value), plain);
   if (isObject(value)) {
     const out = {};
     for (const [key, item] of Object.entries(value)) put(out, key, plain(item));
@@ -237,15 +276,16 @@ function withoutTexts(value, path, found, settled, arrays) {
     return kept;
   }
   if (value instanceof OpenArray) {
-    const skip = settled.get(path) ?? 0; // read before: they hold no JSON text still open
-    const items = openPrefix(value, skip);
-    for (let index = skip; index < value.length; index++) {
-      const part = withoutTexts(value[index], `${path}/${index}`, found, settled, arrays);
+    const length = arrayLength(value);
+    const skip = Math.min(settled.get(path) ?? 0, length); // read before: they hold no JSON text still open
+    const items = arrayPrefix(value, skip);
+    for (let index = skip; index < length; index++) {
+      const part = withoutTexts(arrayItem(value, index), `${path}/${index}`, found, settled, arrays);
       if (part === UNKNOWN) break;
       items.push(part);
     }
     // settled and sent: an item sent as JSON text is not in what is sent, nor is any after it
-    items.settled = Math.min(value.settled, items.length);
+    items.settled = Math.min(value.settled, arrayLength(items));
     arrays.set(path, items.settled);
     return items;
   }
@@ -259,8 +299,8 @@ export function ended(value, settled, path = "", found = []) {
   else if (value instanceof OpenObject) {
     for (const key of Object.keys(value)) ended(value[key], settled, `${path}/${escaped(key)}`, found);
   } else if (value instanceof OpenArray) {
-    for (let index = settled.get(path) ?? 0; index < value.length; index++) {
-      ended(value[index], settled, `${path}/${index}`, found);
+    for (let index = settled.get(path) ?? 0; index < arrayLength(value); index++) {
+      ended(arrayItem(value, index), settled, `${path}/${index}`, found);
     }
   }
   return found;

@@ -16,7 +16,19 @@ from typing import TYPE_CHECKING, Any
 from ..jsontext import json_equal
 from ..textparsers import NOT_JSON, NotJSON, TooDeep, json_value, json_value_at
 from .analysis import NOTHING, Analysis
-from .partial import UNKNOWN, JSONText, OpenArray, complete, ended, grow, json_texts, sent_value
+from .partial import (
+    UNKNOWN,
+    JSONText,
+    OpenArray,
+    array_item,
+    array_length,
+    array_prefix,
+    complete,
+    ended,
+    grow,
+    json_texts,
+    sent_value,
+)
 from .pike import Buffer
 
 if TYPE_CHECKING:
@@ -171,10 +183,12 @@ def typed_calls(value: Any, tools: Tools, settled: int) -> Any:
         return value
     held = copy.copy(value)
     calls = value["tool_calls"]
-    held["tool_calls"] = typed = type(calls)(calls[:settled])
-    typed.extend(_typed_call(call, tools) for call in calls[settled:])
-    if isinstance(calls, OpenArray):
-        typed.settled = calls.settled
+    if not isinstance(calls, OpenArray):
+        held["tool_calls"] = [*calls[:settled], *(_typed_call(call, tools) for call in calls[settled:])]
+        return held
+    held["tool_calls"] = typed = array_prefix(calls, settled)
+    typed.extend(_typed_call(array_item(calls, index), tools) for index in range(settled, array_length(calls)))
+    typed.settled = calls.settled
     return held
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,7 +101,8 @@ class Fields:
 
 @dataclass(frozen=True, eq=False)
 class Items:
-    known: tuple[Any, ...]  # the matches found, each an item's content
+    known: Sequence[Any]  # the matches found, each an item's content: its first ``count`` (an iterator's list,
+    count: int  # which later matches are added to, is given as it is, not copied on every feed)
     tails: tuple[Any, ...]  # what the next item's content may be
     may_end: bool  # whether there may be no next item
     source: Any = None  # the Iterator that found them on an open text (it only adds to ``known``)
@@ -347,7 +348,7 @@ class Analysis:
             if not isinstance(content.value, str):
                 return []  # [NODE-4]
             matches = [spanned_value(match, content.origin) for match in node.iterator.finditer(content.value)]
-            return [Items(tuple(matches), (), True)] if matches else [NO_MATCH]  # [ITER-2], [ITER-4]
+            return [Items(matches, len(matches), (), True)] if matches else [NO_MATCH]  # [ITER-2], [ITER-4]
         if isinstance(content, Exact) and self.open_json(node, content):
             buffer, start = content.origin  # type: ignore[misc]
             return [self.parsed(node, Open(buffer, start, buffer.length))]
@@ -360,7 +361,7 @@ class Analysis:
             found = self._state(
                 ("iter", id(node), content.buffer, content.base), lambda: Iterator(self, node.iterator, content)
             ).advance()
-            contents = [found] + ([NO_MATCH] if not found.known and found.may_end else [])  # [ITER-4]
+            contents = [found] + ([NO_MATCH] if not found.count and found.may_end else [])  # [ITER-4]
         else:
             contents = [content]
         result = []
@@ -557,11 +558,11 @@ class Analysis:
             read.complete = read.complete and part is not UNKNOWN
             if read.complete:
                 read.values.append(part)
-        read.seen = len(content.known)
-        value = OpenArray(read.values)
+        read.seen = content.count
+        value = OpenArray.after(read.values, len(read.values))  # shared, not copied: ``read.values`` only grows
         value.settled = len(read.values)
         is_complete = read.complete
-        for item in content.known[read.count :]:  # found in this feed: read again in the next one
+        for item in content.known[read.count : content.count]:  # found in this feed: read again in the next one
             part = self.item(node.items, item)
             if part is NOTHING:
                 return IMPOSSIBLE
@@ -907,7 +908,7 @@ class Iterator:
 
     def advance(self) -> Items:
         if self.search is None or self.program is None:
-            return Items((), (ANY,), True)
+            return Items((), 0, (ANY,), True)
         buffer = self.source.buffer
         while True:
             self.search.advance()
@@ -921,7 +922,7 @@ class Iterator:
         tails = tuple(distinct([match_value(self.pattern, self.program, buffer, entry) for entry in entries]))
         if more and not self.search.anchored:
             tails += (ANY,)
-        return Items(tuple(self.known), tails, more, self)
+        return Items(self.known, len(self.known), tails, more, self)
 
 
 class JSONScan:

@@ -6,7 +6,7 @@ one result."""
 from __future__ import annotations
 
 import itertools
-import operator
+from collections.abc import Sequence
 from typing import Any
 
 from ..jsontext import json_equal
@@ -66,9 +66,46 @@ class OpenObject(dict):  # type: ignore[type-arg]
 class OpenArray(list):  # type: ignore[type-arg]
     """An array of which only the first items, or parts of them, are known. Its first ``settled`` items are
     what every later feed gives them, until the output is complete (values of matches known whole): what has
-    sent them need not read them again."""
+    sent them need not read them again. It may leave out its first ``skipped`` items: they are then the first
+    items of ``head``, a list that only grows and that the arrays of later feeds share, and the list holds the
+    items after them (copied on every feed, the calls found so far would make a stream of many calls quadratic).
+    ``array_length``, ``array_item`` and ``array_items`` read it whole."""
 
     settled = 0
+    skipped = 0
+    head: Sequence[Any] = ()
+
+    @classmethod
+    def after(cls, head: Sequence[Any], skipped: int) -> OpenArray:
+        """The array whose first ``skipped`` items are those of ``head``, with no items after them yet."""
+        array = cls()
+        array.head, array.skipped = head, skipped
+        return array
+
+
+def array_length(array: list[Any]) -> int:
+    """How many items an array holds, those an ``OpenArray`` leaves out included."""
+    return array.skipped + len(array) if isinstance(array, OpenArray) else len(array)
+
+
+def array_item(array: list[Any], index: int) -> Any:
+    if not isinstance(array, OpenArray):
+        return array[index]
+    return array.head[index] if index < array.skipped else array[index - array.skipped]
+
+
+def array_items(array: list[Any]) -> list[Any]:
+    """Every item of an array, those an ``OpenArray`` leaves out included."""
+    if isinstance(array, OpenArray) and array.skipped:
+        return [*array.head[: array.skipped], *array]
+    return array
+
+
+def array_prefix(array: list[Any], length: int) -> OpenArray:
+    """An OpenArray of the first ``length`` items of ``array``, sharing them when they are in its ``head``."""
+    if isinstance(array, OpenArray) and array.skipped >= length:
+        return OpenArray.after(array.head, length)
+    return OpenArray(array_items(array)[:length])
 
 
 class JSONText:
@@ -128,25 +165,34 @@ def meet(first: Any, second: Any) -> Any:
     if isinstance(first, list) and isinstance(second, list):
         if complete(first) and complete(second) and json_equal(first, second):
             return first
-        settled = _settled_in_both(first, second)
-        items = OpenArray(first[:settled])
-        items.settled = settled
-        for one, other in zip(first[settled:], second[settled:], strict=False):
-            both = meet(one, other)
+        shared = _shared(first, second)
+        settled = _settled_in_both(first, second, shared)
+        array = array_prefix(first, shared)
+        array.settled = settled
+        for index in range(shared, min(array_length(first), array_length(second))):
+            both = meet(array_item(first, index), array_item(second, index))  # settled: the same object in both
             if both is UNKNOWN:
                 break
-            items.append(both)
-        return items
+            array.append(both)
+        return array
     if type(first) is type(second) and json_equal(first, second):
         return first
     return UNKNOWN
 
 
-def _settled_in_both(first: list[Any], second: list[Any]) -> int:
+def _shared(first: list[Any], second: list[Any]) -> int:
+    """How many first items two arrays leave out of one ``head`` (the same matches' values)."""
+    if isinstance(first, OpenArray) and isinstance(second, OpenArray) and first.head is second.head:
+        return min(first.skipped, second.skipped)
+    return 0
+
+
+def _settled_in_both(first: list[Any], second: list[Any], shared: int) -> int:
     """How many first items two arrays both hold settled (``OpenArray``), when they are the same objects (the
-    same matches' values): their meet, each item itself."""
-    count = min(getattr(first, "settled", 0), getattr(second, "settled", 0))
-    return count if all(map(operator.is_, first[:count], second[:count])) else 0
+    same matches' values): their meet, each item itself. The first ``shared`` are, being one head's."""
+    settled = min(getattr(first, "settled", 0), getattr(second, "settled", 0))
+    same = all(array_item(first, index) is array_item(second, index) for index in range(shared, settled))
+    return settled if same else 0
 
 
 def common_prefix(first: str, second: str) -> str:
@@ -229,12 +275,12 @@ def grow(sent: Any, known: Any, path: str, deltas: list[dict[str, Any]], settled
                     sent[key] = _added(value, where, deltas)
         return sent
     if isinstance(sent, list) and isinstance(known, list):
-        for index in range(settled.get(path, 0), len(known)):
+        for index in range(settled.get(path, 0), array_length(known)):
             where = f"{path}/{index}"
             if index < len(sent):
-                sent[index] = grow(sent[index], known[index], where, deltas, settled)
+                sent[index] = grow(sent[index], array_item(known, index), where, deltas, settled)
             else:
-                sent.append(_added(known[index], where, deltas))
+                sent.append(_added(array_item(known, index), where, deltas))
     return sent
 
 
@@ -250,7 +296,7 @@ def _growing(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _growing(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_growing(item) for item in value]
+        return [_growing(each) for each in array_items(value)]
     return value
 
 
@@ -281,7 +327,7 @@ def plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: plain(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [plain(item) for item in value]
+        return [plain(each) for each in array_items(value)]
     return value
 
 
@@ -308,16 +354,16 @@ def _without_texts(
                 kept[key] = part
         return kept
     if isinstance(value, list) and not complete(value):
-        skip = settled.get(path, 0)
-        items = OpenArray(value[:skip])
-        for index in range(skip, len(value)):
-            part = _without_texts(value[index], f"{path}/{index}", found, settled, arrays)
+        skip = min(settled.get(path, 0), array_length(value))
+        array = array_prefix(value, skip)
+        for index in range(skip, array_length(value)):
+            part = _without_texts(array_item(value, index), f"{path}/{index}", found, settled, arrays)
             if part is UNKNOWN:
                 break
-            items.append(part)
+            array.append(part)
         # settled and sent: an item sent as JSON text is not in what is sent, nor is any after it
-        items.settled = arrays[path] = min(value.settled if isinstance(value, OpenArray) else 0, len(items))
-        return items
+        array.settled = arrays[path] = min(value.settled if isinstance(value, OpenArray) else 0, array_length(array))
+        return array
     return value
 
 
@@ -331,8 +377,8 @@ def ended(value: Any, settled: dict[str, int], path: str = "", found: list[str] 
         for key, item in value.items():
             ended(item, settled, f"{path}/{_escaped(key)}", found)
     elif isinstance(value, list):
-        for index in range(settled.get(path, 0), len(value)):
-            ended(value[index], settled, f"{path}/{index}", found)
+        for index in range(settled.get(path, 0), array_length(value)):
+            ended(array_item(value, index), settled, f"{path}/{index}", found)
     return found
 
 
