@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -605,20 +606,8 @@ def test_calls_already_sent_are_not_read_again(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(analysis.Analysis, "node", counting_node)
     monkeypatch.setattr(partial, "grow", counting_grow)
-    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
-    for family in FAMILIES:
-        for with_tools in (None, tools):
-            per_char = []
-            for count in (5, 60):
-                calls = tuple(("get_weather", {"city": f"Paris {index}", "days": [1, 2]}) for index in range(count))
-                output = family.render(content="Checking.", calls=calls)
-                work[0] = 0
-                stream = rs.compile(rs.schemas.load(family.name)).stream(family.prefill, with_tools)
-                for at in range(0, len(output), 4):
-                    stream.feed(output[at : at + 4])
-                stream.finish()
-                per_char.append(work[0] / len(output))
-            assert per_char[1] <= per_char[0] * 1.5, (family.name, with_tools is not None, per_char)
+    for family, with_tools, per_char in _per_character_of_calls(work):
+        assert per_char[1] <= per_char[0] * 1.5, (family.name, with_tools, per_char)
 
 
 def test_calls_already_found_are_not_copied_on_every_feed(monkeypatch: pytest.MonkeyPatch) -> None:  # [STREAM-6]
@@ -648,6 +637,15 @@ def test_calls_already_found_are_not_copied_on_every_feed(monkeypatch: pytest.Mo
 
     monkeypatch.setattr(partial.OpenArray, "__init__", counting_init)
     monkeypatch.setattr(analysis.Iterator, "advance", counting_advance)
+    for family, with_tools, per_char in _per_character_of_calls(copied, given.clear):
+        assert per_char[1] <= per_char[0] * 1.5 + 0.05, (family.name, with_tools, per_char)
+
+
+def _per_character_of_calls(
+    counted: list[int], reset: Callable[[], None] = lambda: None
+) -> Iterator[tuple[Any, bool, list[float]]]:
+    """For every family, with and without tools: ``counted[0]`` per character over a stream of outputs of 5 and of
+    60 calls, fed 4 characters at a time (``reset`` runs before each stream)."""
     tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
     for family in FAMILIES:
         for with_tools in (None, tools):
@@ -655,14 +653,14 @@ def test_calls_already_found_are_not_copied_on_every_feed(monkeypatch: pytest.Mo
             for count in (5, 60):
                 calls = tuple(("get_weather", {"city": f"Paris {index}", "days": [1, 2]}) for index in range(count))
                 output = family.render(content="Checking.", calls=calls)
-                copied[0] = 0
-                given.clear()
+                counted[0] = 0
+                reset()
                 stream = rs.compile(rs.schemas.load(family.name)).stream(family.prefill, with_tools)
                 for at in range(0, len(output), 4):
                     stream.feed(output[at : at + 4])
                 stream.finish()
-                per_char.append(copied[0] / len(output))
-            assert per_char[1] <= per_char[0] * 1.5 + 0.05, (family.name, with_tools is not None, per_char)
+                per_char.append(counted[0] / len(output))
+            yield family, with_tools is not None, per_char
 
 
 def test_a_node_whose_match_is_certain_is_analysed_once(monkeypatch: pytest.MonkeyPatch) -> None:  # [REGEX-2]
