@@ -66,7 +66,7 @@ export class Stream {
   feed(text: string): Delta[];
   /** The output is complete: the deltas to the one-shot result, or throws its ParseError. Either way it is over. */
   finish(): Delta[];
-  /** The partial value sent so far: null before anything was sent. */
+  /** The partial value sent so far: null before anything was sent. Built when read after a change; never changed later. */
   readonly message: JSONValue;
 }
 

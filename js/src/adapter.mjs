@@ -90,7 +90,7 @@ function streamed(stream, schema, prefix, tools, chunks) {
       open.feed(chunk);
       const problem = unrepresentable(open.message === undefined ? null : open.message);
       if (problem) throw new Error(`a partial value JSON cannot hold: ${problem}`);
-      partials.push(JSON.parse(JSON.stringify(open.message ?? null))); // a copy: the stream may grow it
+      partials.push(open.message ?? null); // a value the stream does not change
     }
     open.finish();
     return open.message;

@@ -524,6 +524,26 @@ test("calls already found are not copied on every feed: the arrays a feed gives 
   }
 });
 
+test("a message the stream gave is never changed by what it sends later", () => {
+  // the stream grows its own value in place and builds `message` from it when asked for after a change
+  const schema = JSON.parse(readFileSync(new URL("../../src/response_schema/schemas/kimi-k2.json", import.meta.url)));
+  const call = (index) =>
+    `<|tool_call_begin|>functions.get_weather:${index}<|tool_call_argument_begin|>{"city": "Oslo ${index}"}<|tool_call_end|>`;
+  const output = `Checking.<|tool_calls_section_begin|>${call(0)}${call(1)}${call(2)}<|tool_calls_section_end|>`;
+  const stream = compile(schema).stream();
+  const given = [];
+  for (let at = 0; at < output.length; at += 3) {
+    stream.feed(output.slice(at, at + 3));
+    assert.equal(stream.message, stream.message); // not built again while nothing changed
+    if (stream.message !== null) given.push([stream.message, structuredClone(stream.message)]);
+  }
+  stream.finish();
+  assert.equal(stream.message.tool_calls.length, 3);
+  const distinct = new Set(given.map(([message]) => message)).size;
+  assert.ok(distinct > 5 && distinct < given.length, `${distinct} of ${given.length}`);
+  for (const [message, copy] of given) assert.deepEqual(message, copy);
+});
+
 test("arguments streamed as JSON text to a tool are typed and sent when their object closes ([TOOLS-7])", () => {
   const schema = JSON.parse(readFileSync(new URL("../../src/response_schema/schemas/kimi-k2.json", import.meta.url)));
   const call = (name, index, args) =>

@@ -23,6 +23,7 @@ import {
   ended,
   grow,
   jsonTexts,
+  sentValue,
 } from "./partial.js";
 import { Buffer } from "./pike.js";
 
@@ -47,7 +48,8 @@ export class Stream {
   #tools;
   #buffer;
   #analysis;
-  #message = null;
+  #sent = null; // what was sent, changed in place as it grows
+  #message = null; // `#sent` as a value of its own, when it was asked for since it last changed
   #ended = new Set();
   #texts = new Map(); // values being sent as JSON text: path -> [how much was sent, the JSONText]
   #openTexts = new Set(); // those of #texts whose value may be known before the end
@@ -63,8 +65,10 @@ export class Stream {
     this.#analysis = new Analysis(parser.root);
   }
 
-  /** The partial value sent so far ([STREAM-1]): null before anything is sent. */
+  /** The partial value sent so far ([STREAM-1]): null before anything is sent. Built when asked for after it
+   * changed, so it costs the size of the message; a value it gave is never changed by the stream. */
   get message() {
+    if (this.#message === null && this.#sent !== null) this.#message = sentValue(this.#sent);
     return this.#message;
   }
 
@@ -98,14 +102,14 @@ export class Stream {
       this.#openTexts.add(path);
     }
     const grown = [];
-    const message = grow(this.#message, known, "", grown, this.#settled);
+    const sent = (this.#sent = grow(this.#sent, known, "", grown, this.#settled));
     for (const path of [...this.#openTexts]) {
-      if (has(message, path)) deltas.push(...this.#closeText(path, at(message, path)));
+      if (has(sent, path)) deltas.push(...this.#closeText(path, at(sent, path)));
     }
     deltas.push(...grown);
-    this.#message = message;
+    if (grown.length) this.#message = null;
     for (const path of ended(known, this.#settled)) {
-      if (!this.#ended.has(path) && has(message, path)) {
+      if (!this.#ended.has(path) && has(sent, path)) {
         this.#ended.add(path);
         deltas.push({ op: "end", path });
       }
@@ -161,7 +165,8 @@ export class Stream {
     for (const path of [...this.#texts.keys()]) deltas.push(...this.#closeText(path, at(result, path)));
     this.#buffer = new Buffer();
     // [STREAM-4]: the deltas to the result itself, which completes what no feed could send
-    if (result !== null) grow(this.#message, result, "", deltas, new Map());
+    if (result !== null) grow(this.#sent, result, "", deltas, new Map());
+    this.#sent = null;
     this.#message = result;
     return deltas;
   }

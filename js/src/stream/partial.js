@@ -192,8 +192,10 @@ export function commonPrefix(first, second) {
 }
 
 /** `sent` grown by what `known` adds (both are parts of the same result, so they agree where both have something),
- * with the deltas that say what it adds pushed to `deltas` ([STREAM-7]; added values are copies). A string grows by
- * the piece of `known` beyond it, read where it came from: a feed never re-reads a whole string. */
+ * with the deltas that say what it adds pushed to `deltas` ([STREAM-7]; added values are copies). `sent` is the
+ * stream's own, changed in place (a string is returned grown); null at path "" is nothing sent yet. A string grows
+ * by the piece of `known` beyond it, read where it came from: a feed never re-reads a whole string. The first
+ * `settled.get(path)` items of an array were sent as far as they go before the end: they are not read again. */
 export function grow(sent, known, path, deltas, settled) {
   if (known === UNKNOWN) return sent;
   if (sent === null) return added(known, path, deltas);
@@ -204,34 +206,31 @@ export function grow(sent, known, path, deltas, settled) {
     return sent + piece;
   }
   if (isObject(sent) && isObject(known)) {
-    const grown = {};
-    for (const [key, value] of Object.entries(sent)) put(grown, key, value);
     for (const [key, value] of Object.entries(known)) {
       if (value === UNKNOWN) continue;
       const where = `${path}/${escaped(key)}`;
       put(
-        grown,
+        sent,
         key,
         Object.hasOwn(sent, key) ? grow(sent[key], value, where, deltas, settled) : added(value, where, deltas),
       );
     }
-    return grown;
+    return sent;
   }
   if (Array.isArray(sent) && Array.isArray(known)) {
-    const skip = settled.get(path) ?? 0; // sent as far as they go before the end: not read again
-    const items = sent.slice(0, skip);
     const length = arrayLength(known);
-    for (let index = skip; index < sent.length; index++) {
-      items.push(
-        index < length ? grow(sent[index], arrayItem(known, index), `${path}/${index}`, deltas, settled) : sent[index],
-      );
+    for (let index = settled.get(path) ?? 0; index < length; index++) {
+      const where = `${path}/${index}`;
+      if (index < sent.length) sent[index] = grow(sent[index], arrayItem(known, index), where, deltas, settled);
+      else sent.push(added(arrayItem(known, index), where, deltas));
     }
-    for (let index = sent.length; index < length; index++) {
-      items.push(added(arrayItem(known, index), `${path}/${index}`, deltas));
-    }
-    return items;
   }
   return sent;
+}
+
+/** What a stream has sent, as a plain JSON value of its own (a stream keeps changing its `sent`). */
+export function sentValue(sent) {
+  return plain(sent);
 }
 
 function added(known, path, deltas) {
