@@ -477,6 +477,39 @@ def test_a_long_call_streams_its_arguments_as_they_arrive() -> None:  # [STREAM-
     assert len(streaming_text) >= 5, streaming_text
 
 
+def test_arguments_sent_as_json_text_are_in_the_message_once_their_call_closes() -> None:  # [STREAM-6], [STREAM-7]
+    """Arguments whose JSON text streams ([STREAM-7] "json") are added as their value, and ended, as soon as the
+    call's text is known whole, not when the output ends: a client can run the first call while the model writes
+    the second. What was sent of the text is not sent again, and the texts sent parse to the value."""
+    second = ("get_time", {"zone": "CET"})
+    families = []
+    for family in FAMILIES:
+        parser = rs.compile(rs.schemas.load(family.name))
+        output = family.render(content="Checking.", calls=(WEATHER, second))
+        second_starts = output.index("get_time")
+        stream, texts, known_at = parser.stream(family.prefill), "", None
+        pointer = "/tool_calls/0/function/arguments"
+        for at in range(0, len(output), 4):
+            for delta in stream.feed(output[at : at + 4]):
+                if delta["path"] != pointer:
+                    continue
+                if delta["op"] == "json":
+                    assert known_at is None, family.name  # nothing of the text after its value
+                    texts += delta["text"]
+                elif delta["op"] == "add":
+                    known_at = at
+                    assert delta["value"] == WEATHER[1] and json.loads(texts) == WEATHER[1], family.name
+                else:
+                    assert delta["op"] == "end" and known_at == at, family.name  # sent with its value
+            if known_at is not None and at < second_starts:
+                assert stream.message["tool_calls"][0]["function"]["arguments"] == WEATHER[1]
+        stream.finish()
+        if texts:  # a family whose arguments stream as text
+            families.append(family.name)
+            assert known_at is not None and known_at < second_starts, family.name
+    assert sorted(families) == ["deepseek-r1", "deepseek-v3", "deepseek-v3.1", "gpt-oss", "kimi-k2", "mistral-v11"]
+
+
 def test_every_library_output_streams_soundly_when_every_candidate_is_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     """With ``CUT`` at 0 every text that is one candidate among several is described by an earlier outcome on the
     open text it was cut from (``Analysis.candidate``): each partial value is still a part of the result."""

@@ -67,11 +67,13 @@ class ItemsRead {
   impossible = false;
 }
 
-/** The JSON text a node passes through whole (`jsonText`): sent as text ([STREAM-7] "json"). */
+/** The JSON text a node passes through whole (`jsonText`): sent as text ([STREAM-7] "json"). A text known whole
+ * has its parsed `value` (UNKNOWN while the text may go on). */
 class Source {
-  constructor(text, origin) {
+  constructor(text, origin, value = UNKNOWN) {
     this.text = text;
     this.origin = origin;
+    this.value = value;
   }
 }
 
@@ -333,7 +335,7 @@ export class Analysis {
       const value = readJson(content.value);
       if (value instanceof JsonFailure) return [];
       if (node.type === "object" && !isPlainObject(value)) return [];
-      return [content.origin ? new Source(content.value, content.origin) : new Exact(value)];
+      return [content.origin ? new Source(content.value, content.origin, value) : new Exact(value)];
     }
     return content instanceof Exact ? [] : [content];
   }
@@ -400,15 +402,30 @@ export class Analysis {
 
   // The types, on what the stages left.
 
-  typed(node, content) {
-    if (content === NO_MATCH) return outcome(true, NOTHING); // the node gives no value
-    if (content === ANY) return UNSURE;
-    if (content instanceof Source) {
-      // JSON null gives no value, but not to an object node (it fails there)
+  /** A value sent as its JSON text: with its value once the text is known whole ([STREAM-7]: the texts sent then
+   * parse to it). JSON null gives no value, but not to an object node (it fails there). */
+  sourced(node, content) {
+    if (content.value === UNKNOWN) {
       const head = firstAfterSpace(content.origin, content.origin[1] + content.text.length);
       const maybeNull = node.type !== "object" && (head === "" || head === "n");
       return outcome(maybeNull, new JSONText(content.text, [content.origin]));
     }
+    let value;
+    try {
+      value = TYPES[node.type ?? "any"](node, content.value);
+    } catch (error) {
+      if (error instanceof ParseError) return IMPOSSIBLE;
+      throw error;
+    }
+    return value === null
+      ? outcome(true, NOTHING)
+      : outcome(false, new JSONText(content.text, [content.origin], value));
+  }
+
+  typed(node, content) {
+    if (content === NO_MATCH) return outcome(true, NOTHING); // the node gives no value
+    if (content === ANY) return UNSURE;
+    if (content instanceof Source) return this.sourced(node, content);
     if (content instanceof Exact && !(node.type === "object" && content.origin && this.holdsText(node))) {
       let value;
       try {

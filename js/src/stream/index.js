@@ -91,6 +91,7 @@ export class Stream {
     const deltas = [];
     for (const [path, source] of texts) {
       // [STREAM-7] "json": a value that grows as its text
+      if (has(this.#sent, path)) continue; // its value was sent, and the rest of its text with it
       let sent = this.#texts.has(path) ? this.#texts.get(path)[0] : 0;
       if (source.text.length > sent) {
         // it begins with what was sent ([STREAM-3])
@@ -225,6 +226,7 @@ function typedCall(call, tools) {
  * text that ends with a brace is parsed, so a long text is not read on every feed. */
 function closed(args) {
   if (!(args instanceof JSONText)) return args;
+  if (args.value !== UNKNOWN) return args.value; // known whole
   const [buffer, start] = args.origins[0];
   const end = start + args.text.length;
   if (

@@ -93,14 +93,18 @@ function settledInBoth(first, second, common) {
 /** A value sent as the JSON text it is parsed from ([STREAM-7] "json"): `text` is what every possible result's
  * text begins with; `origins` are where those texts start (`[buffer, offset]` pairs), so that the rest of the
  * text can be read there once the value is known. */
+export const UNKNOWN = Symbol("unknown");
+
+/** A value sent as the JSON text it is parsed from ([STREAM-7] "json"): `text` is what every possible result's text
+ * begins with; `origins` are where those texts start, so that the rest of the text can be read there once the value
+ * is known. `value` is that value when every possible result has this text whole (UNKNOWN while it may go on). */
 export class JSONText {
-  constructor(text, origins) {
+  constructor(text, origins, value = UNKNOWN) {
     this.text = text;
     this.origins = origins;
+    this.value = value;
   }
 }
-
-export const UNKNOWN = Symbol("unknown");
 
 const isText = (value) => typeof value === "string" || value instanceof OpenText;
 const textOf = (value) => (typeof value === "string" ? value : value.text);
@@ -134,7 +138,8 @@ export function meet(first, second) {
     const text = first.origins.some((origin) => second.origins.some((other) => sameSpan(origin, other)))
       ? shorter(first.text, second.text)
       : commonPrefix(first.text, second.text);
-    return new JSONText(text, [...first.origins, ...second.origins]);
+    const whole = first.value !== UNKNOWN && second.value !== UNKNOWN && first.text === second.text;
+    return new JSONText(text, [...first.origins, ...second.origins], whole ? first.value : UNKNOWN);
   }
   if (isText(first) && isText(second)) {
     if (typeof first === "string" && typeof second === "string" && first === second) return first;
@@ -254,7 +259,8 @@ function plain(value) {
 const escaped = (key) =>
   key.includes("~") || key.includes("/") ? key.replaceAll("~", "~0").replaceAll("/", "~1") : key;
 
-/** `value` without its JSONText values, and those values by pointer (a Map). */
+/** `value` with its JSONText values as the values they are known to be (UNKNOWN while their texts may go on), and
+ * those JSONText values by pointer (a Map). */
 export function jsonTexts(value, settled) {
   const found = new Map();
   const arrays = new Map();
@@ -264,7 +270,7 @@ export function jsonTexts(value, settled) {
 function withoutTexts(value, path, found, settled, arrays) {
   if (value instanceof JSONText) {
     found.set(path, value);
-    return UNKNOWN;
+    return value.value; // in what is sent once its text is known whole, UNKNOWN before
   }
   if (value instanceof OpenObject) {
     const kept = new OpenObject();
@@ -283,7 +289,7 @@ function withoutTexts(value, path, found, settled, arrays) {
       if (part === UNKNOWN) break;
       items.push(part);
     }
-    // settled and sent: an item sent as JSON text is not in what is sent, nor is any after it
+    // settled and sent: an item that is a JSON text not known whole is not in what is sent, nor any after it
     items.settled = Math.min(value.settled, arrayLength(items));
     arrays.set(path, items.settled);
     return items;

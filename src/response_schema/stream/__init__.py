@@ -101,6 +101,8 @@ class Stream:
         known, texts, arrays = json_texts(value, self._settled)
         deltas = []
         for path, source in texts.items():  # [STREAM-7] "json": a value that grows as its text
+            if _has(self._sent, path):
+                continue  # its value was sent, and the rest of its text with it
             sent = self._texts[path][0] if path in self._texts else 0
             if source.text.length > sent:  # it begins with what was sent ([STREAM-3])
                 deltas.append({"op": "json", "path": path, "text": source.text.piece(sent)})
@@ -215,6 +217,8 @@ def closed(arguments: Any) -> Any:
     is. Only a text that ends with a brace is parsed, so a long text is not read on every feed."""
     if not isinstance(arguments, JSONText):
         return arguments
+    if arguments.value is not UNKNOWN:
+        return arguments.value  # known whole
     text = arguments.text
     if not text.piece(max(text.length - 64, 0)).rstrip(" \t\n\r").endswith("}"):
         return arguments

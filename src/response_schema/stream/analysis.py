@@ -110,10 +110,12 @@ class Items:
 
 @dataclass(frozen=True)
 class Source:
-    """The JSON text a node passes through whole (``json_text``): sent as text ([STREAM-7] "json")."""
+    """The JSON text a node passes through whole (``json_text``): sent as text ([STREAM-7] "json"). A text known
+    whole has its parsed ``value`` (UNKNOWN while the text may go on)."""
 
     text: OpenText
     origin: tuple[Buffer, int]
+    value: Any = UNKNOWN
 
 
 ANY: Any = object()
@@ -388,7 +390,7 @@ class Analysis:
                 return []
             if node.type == "object" and not isinstance(value, dict):
                 return []
-            return [Source(OpenText(content.value), content.origin) if content.origin else Exact(value)]
+            return [Source(OpenText(content.value), content.origin, value) if content.origin else Exact(value)]
         return [] if isinstance(content, Exact) else [content]
 
     def exact_stages(self, node: Node, value: Any) -> Any:
@@ -468,9 +470,8 @@ class Analysis:
             return Outcome(True, NOTHING)  # the node gives no value
         if content is ANY:
             return UNSURE
-        if isinstance(content, Source):  # JSON null gives no value, but not to an object node (it fails there)
-            maybe_null = node.type != "object" and content.text.first_after(" \t\n\r") in ("", "n")
-            return Outcome(maybe_null, JSONText(content.text, frozenset({content.origin})))
+        if isinstance(content, Source):
+            return self.sourced(node, content)
         if isinstance(content, Exact) and not (node.type == "object" and content.origin and self.holds_text(node)):
             try:
                 value = self.walk.types[node.type](node, content.value)
@@ -491,6 +492,19 @@ class Analysis:
         if kind == "any":
             return Outcome(False, UNKNOWN)
         return IMPOSSIBLE  # [STR-1], [INT-3], [NUM-*], [BOOL-*]: an object or an array where text is needed
+
+    def sourced(self, node: Node, content: Source) -> Outcome:
+        """A value sent as its JSON text: with its value once the text is known whole ([STREAM-7]: the texts sent
+        then parse to it). JSON null gives no value, but not to an object node (it fails there)."""
+        origins = frozenset({content.origin})
+        if content.value is UNKNOWN:
+            maybe_null = node.type != "object" and content.text.first_after(" \t\n\r") in ("", "n")
+            return Outcome(maybe_null, JSONText(content.text, origins))
+        try:
+            value = self.walk.types[node.type](node, content.value)
+        except ParseError:
+            return IMPOSSIBLE
+        return Outcome(True, NOTHING) if value is None else Outcome(False, JSONText(content.text, origins, value))
 
     def object(self, node: Node, content: Any) -> Outcome:
         value = OpenObject()

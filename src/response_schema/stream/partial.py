@@ -108,26 +108,27 @@ def array_prefix(array: list[Any], length: int) -> OpenArray:
     return OpenArray(array_items(array)[:length])
 
 
-class JSONText:
-    """A value sent as the JSON text it is parsed from ([STREAM-7] "json"): ``text`` is what every possible
-    result's text begins with; ``origins`` are where those texts start (a buffer and an offset), so that the rest
-    of the text can be read there once the value is known."""
-
-    __slots__ = ("origins", "text")
-
-    def __init__(self, text: OpenText, origins: frozenset[tuple[Any, int]]) -> None:
-        self.text, self.origins = text, origins
-
-    def __repr__(self) -> str:
-        return f"JSONText({self.text.text!r})"
-
-
 class _Unknown:
     def __repr__(self) -> str:
         return "UNKNOWN"
 
 
 UNKNOWN: Any = _Unknown()
+
+
+class JSONText:
+    """A value sent as the JSON text it is parsed from ([STREAM-7] "json"): ``text`` is what every possible
+    result's text begins with; ``origins`` are where those texts start (a buffer and an offset), so that the rest
+    of the text can be read there once the value is known. ``value`` is that value when every possible result
+    has this text whole (UNKNOWN while it may go on)."""
+
+    __slots__ = ("origins", "text", "value")
+
+    def __init__(self, text: OpenText, origins: frozenset[tuple[Any, int]], value: Any = UNKNOWN) -> None:
+        self.text, self.origins, self.value = text, origins, value
+
+    def __repr__(self) -> str:
+        return f"JSONText({self.text.text!r})"
 
 
 def meet(first: Any, second: Any) -> Any:
@@ -140,7 +141,9 @@ def meet(first: Any, second: Any) -> Any:
     if isinstance(first, JSONText) or isinstance(second, JSONText):
         if not (isinstance(first, JSONText) and isinstance(second, JSONText)):
             return UNKNOWN
-        return JSONText(meet(first.text, second.text), first.origins | second.origins)
+        text = meet(first.text, second.text)
+        whole = first.value is not UNKNOWN and second.value is not UNKNOWN and _same_text(first.text, second.text)
+        return JSONText(text, first.origins | second.origins, first.value if whole else UNKNOWN)
     if isinstance(first, (str, OpenText)) and isinstance(second, (str, OpenText)):
         if isinstance(first, str) and isinstance(second, str) and first == second:
             return first
@@ -178,6 +181,11 @@ def meet(first: Any, second: Any) -> Any:
     if type(first) is type(second) and json_equal(first, second):
         return first
     return UNKNOWN
+
+
+def _same_text(first: OpenText, second: OpenText) -> bool:
+    """Whether two texts are the same: then the JSON values parsed from them are too."""
+    return first.length == second.length and first.text == second.text
 
 
 def _shared(first: list[Any], second: list[Any]) -> int:
@@ -332,9 +340,10 @@ def plain(value: Any) -> Any:
 
 
 def json_texts(value: Any, settled: dict[str, int]) -> tuple[Any, dict[str, JSONText], dict[str, int]]:
-    """``value`` without its JSONText values, those values by pointer, and how many first items of each array
-    in it are settled and sent (``OpenArray``). The first ``settled[path]`` items of an array were read before:
-    they are kept as they are (their JSON texts were found then, and stay open until the end)."""
+    """``value`` with its JSONText values as the values they are known to be (UNKNOWN while their texts may go
+    on), those JSONText values by pointer, and how many first items of each array in it are settled and sent
+    (``OpenArray``). The first ``settled[path]`` items of an array were read before: they are kept as they are
+    (their JSON texts were found then, and stay open until the end)."""
     found: dict[str, JSONText] = {}
     arrays: dict[str, int] = {}
     return _without_texts(value, "", found, settled, arrays), found, arrays
@@ -345,7 +354,7 @@ def _without_texts(
 ) -> Any:
     if isinstance(value, JSONText):
         found[path] = value
-        return UNKNOWN
+        return value.value  # in what is sent once its text is known whole, UNKNOWN before
     if isinstance(value, dict) and not complete(value):
         kept = OpenObject()
         for key, item in value.items():
@@ -361,7 +370,7 @@ def _without_texts(
             if part is UNKNOWN:
                 break
             array.append(part)
-        # settled and sent: an item sent as JSON text is not in what is sent, nor is any after it
+        # settled and sent: an item that is a JSON text not known whole is not in what is sent, nor any after it
         array.settled = arrays[path] = min(value.settled if isinstance(value, OpenArray) else 0, array_length(array))
         return array
     return value
