@@ -75,7 +75,7 @@ def test_the_kit_adapters_speak_protocol_2_for_a_module_that_streams(tmp_path: P
         checked = harness("adapter-check", "--command", command)
         assert checked.returncode == 0 and "11 of 11 checks passed" in checked.stdout, checked.stdout + checked.stderr
         run = harness("run", "--stream", "--command", command, "-k", "stream.")
-        assert run.returncode == 0 and "22 pass" in run.stdout, run.stdout[-2000:] + run.stderr
+        assert run.returncode == 0 and "26 pass" in run.stdout, run.stdout[-2000:] + run.stderr
 
 
 def test_the_node_adapter_writes_a_large_answer_whole_to_a_harness_that_reads_late(tmp_path: Path) -> None:

@@ -546,31 +546,37 @@ test("a message the stream gave is never changed by what it sends later", () => 
 
 test("arguments sent as JSON text are in the message once their call closes ([STREAM-7])", () => {
   // added as their value, and ended, when the call's text is known whole, not when the output ends; what was sent
-  // of the text is not sent again, and the texts sent parse to the value
+  // of the text is not sent again, and the texts sent parse to the value; a text longer than CUT too (read by a scan
+  // kept between feeds)
   const schema = JSON.parse(readFileSync(new URL("../../src/response_schema/schemas/kimi-k2.json", import.meta.url)));
   const call = (name, index, args) =>
     `<|tool_call_begin|>functions.${name}:${index}<|tool_call_argument_begin|>${JSON.stringify(args)}<|tool_call_end|>`;
-  const output = `Checking.<|tool_calls_section_begin|>${call("get_weather", 0, { city: "Oslo" })}${call("get_time", 1, { zone: "CET" })}<|tool_calls_section_end|>`;
-  const secondStarts = output.indexOf("get_time");
-  const pointer = "/tool_calls/0/function/arguments";
-  const stream = compile(schema).stream();
-  let texts = "";
-  let knownAt = null;
-  for (let at = 0; at < output.length; at += 4) {
-    for (const delta of stream.feed(output.slice(at, at + 4))) {
-      if (delta.path !== pointer) continue;
-      if (delta.op === "json") {
-        assert.equal(knownAt, null); // nothing of the text after its value
-        texts += delta.text;
-      } else if (delta.op === "add") {
-        knownAt = at;
-        assert.deepEqual(delta.value, { city: "Oslo" });
-        assert.deepEqual(JSON.parse(texts), { city: "Oslo" });
-      } else assert.ok(delta.op === "end" && knownAt === at); // sent with its value
+  const long = { path: "notes.md", text: 'Checking the coast, then the hills {and [the] "valleys"}.\n'.repeat(30) };
+  for (const args of [{ city: "Oslo" }, long]) {
+    const output = `Checking.<|tool_calls_section_begin|>${call("get_weather", 0, args)}${call("get_time", 1, { zone: "CET" })}<|tool_calls_section_end|>`;
+    const secondStarts = output.indexOf("get_time");
+    const pointer = "/tool_calls/0/function/arguments";
+    const stream = compile(schema).stream();
+    let texts = "";
+    let knownAt = null;
+    for (let at = 0; at < output.length; at += 4) {
+      for (const delta of stream.feed(output.slice(at, at + 4))) {
+        if (delta.path !== pointer) continue;
+        if (delta.op === "json") {
+          assert.equal(knownAt, null); // nothing of the text after its value
+          texts += delta.text;
+        } else if (delta.op === "add") {
+          knownAt = at;
+          assert.deepEqual(delta.value, args);
+          assert.deepEqual(JSON.parse(texts), args);
+        } else assert.ok(delta.op === "end" && knownAt === at); // sent with its value
+      }
+      if (knownAt !== null && at < secondStarts)
+        assert.deepEqual(stream.message.tool_calls[0].function.arguments, args);
     }
+    assert.ok(knownAt !== null && knownAt < secondStarts, `${knownAt}`);
+    stream.finish();
   }
-  assert.ok(knownAt !== null && knownAt < secondStarts, `${knownAt}`);
-  stream.finish();
 });
 
 test("arguments streamed as JSON text to a tool are typed and sent when their object closes ([TOOLS-7])", () => {

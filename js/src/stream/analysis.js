@@ -279,9 +279,8 @@ export class Analysis {
     if (content === NO_MATCH || content === ANY) return [content];
     if (jsonText(node)) {
       if (content instanceof Exact && content.origin !== null && typeof content.value === "string") {
-        const [buffer, start] = content.origin;
-        // not parsed on every feed: its text is what is sent, whether it parses or not (sound)
-        if (content.value.length > CUT) content = new Open(buffer, start, start + content.value.length);
+        // not parsed on every feed that cuts it anew
+        if (content.value.length > CUT) return this.longSource(node, content.origin, content.value.length);
       }
       return this.source(node, content);
     }
@@ -325,7 +324,7 @@ export class Analysis {
   }
 
   /** A node that passes its JSON text's value through unchanged ([PARSER-2], [OBJ-4], [OBJ-6]): its text is what
-   * streams. Text known whole must parse, to an object for an object node. */
+   * streams. Text known whole must parse; when it is not an object, an object node types it as the walk does. */
   source(node, content) {
     if (content instanceof Open) return [new Source(content.text, [content.buffer, content.base])];
     if (content instanceof Exact && typeof content.value === "string") {
@@ -334,10 +333,24 @@ export class Analysis {
       if (!JSON_END.test(content.value.trimEnd().slice(-1))) return [];
       const value = readJson(content.value);
       if (value instanceof JsonFailure) return [];
-      if (node.type === "object" && !isPlainObject(value)) return [];
-      return [content.origin ? new Source(content.value, content.origin, value) : new Exact(value)];
+      // [OBJ-2]: a string gives the object of its properties, not the string's JSON text
+      if ((node.type === "object" && !isPlainObject(value)) || !content.origin) return [new Exact(value)];
+      return [new Source(content.value, content.origin, value)];
     }
     return content instanceof Exact ? [] : [content];
+  }
+
+  /** `source` on a long text known whole, which a feed may cut anew where the output ends: read by a scan of the text
+   * from where it starts (`JSONScan`, kept between feeds), so each character is read once. Its value when the scan
+   * saw a value close with only whitespace after it to the text's end; otherwise only its text (sent whether it
+   * parses or not: sound, the one-shot parse decides at the end). */
+  longSource(node, origin, length) {
+    const [buffer, start] = origin;
+    const scan = this.state(`whole:${idOf(node)}:${idOf(buffer)}:${start}`, () => new JSONScan(buffer, start));
+    const found = scan.wholeUntil(start + length, (text) => this.completeJson(node, text));
+    const value = found instanceof Exact ? found.value : UNKNOWN;
+    if (node.type === "object" && value !== UNKNOWN && !isPlainObject(value)) return [new Exact(value)]; // as `source`
+    return [new Source(buffer.slice(start, start + length), origin, value)];
   }
 
   /** The stages after x-regex (with `all`, every stage), on a value known whole, as the walk does them. */
@@ -403,10 +416,13 @@ export class Analysis {
   // The types, on what the stages left.
 
   /** A value sent as its JSON text: with its value once the text is known whole ([STREAM-7]: the texts sent then
-   * parse to it). JSON null gives no value, but not to an object node (it fails there). */
+   * parse to it). JSON null gives no value, but not to an object node (it fails there); an object node sends only a
+   * text that is an object. */
   sourced(node, content) {
     if (content.value === UNKNOWN) {
       const head = firstAfterSpace(content.origin, content.origin[1] + content.text.length);
+      // [OBJ-2]: a string's object is not its JSON text; anything else fails
+      if (node.type === "object" && head !== "{") return outcome(false, UNKNOWN);
       const maybeNull = node.type !== "object" && (head === "" || head === "n");
       return outcome(maybeNull, new JSONText(content.text, [content.origin]));
     }
@@ -868,6 +884,9 @@ export class JSONScan {
     this.string = false;
     this.skip = 0; // a backslash escapes the character before it
     this.outcome = null; // once the value closed: its parse, until more than whitespace follows
+    this.end = null; // where the value closed
+    this.after = null; // the first character after `end` that is not whitespace, once read
+    this.parse = UNREAD; // the text to `end` completed, once asked for
   }
 
   advance(complete) {
@@ -881,7 +900,10 @@ export class JSONScan {
     const piece = buffer.slice(offset);
     this.at = buffer.length;
     if (this.outcome !== null) {
-      if (NOT_SPACE.test(piece)) this.outcome = ANY; // [JSON-1]: nothing but whitespace may follow the value
+      if (this.end !== null && this.after === null) {
+        const found = NOT_SPACE.exec(piece);
+        if (found !== null) [this.after, this.outcome] = [offset + found.index, ANY]; // [JSON-1]: only whitespace
+      }
       return this.outcome;
     }
     const tokens = /[[\]{}"\\]/g;
@@ -911,10 +933,27 @@ export class JSONScan {
 
   /** The value ends at `end`: parsed once, and never complete if more than whitespace follows it. */
   closed(end, complete) {
-    const { buffer, base } = this;
+    const { buffer } = this;
     this.at = buffer.length;
-    this.outcome = NOT_SPACE.test(buffer.slice(end)) ? ANY : complete(buffer.slice(base, end));
+    this.end = end;
+    const found = NOT_SPACE.exec(buffer.slice(end));
+    this.after = found === null ? null : end + found.index;
+    this.outcome = this.after !== null ? ANY : this.whole(complete);
     return this.outcome;
+  }
+
+  /** The text up to where the value closed, completed (parsed) once. */
+  whole(complete) {
+    if (this.parse === UNREAD) this.parse = complete(this.buffer.slice(this.base, this.end));
+    return this.parse;
+  }
+
+  /** The text from the scan's start to `stop` (at most what arrived) completed, read as the scan reads: ANY unless a
+   * value closed in it and only whitespace follows to `stop` ([JSON-1]). */
+  wholeUntil(stop, complete) {
+    this.advance(complete);
+    if (this.end === null || this.end > stop || (this.after !== null && this.after < stop)) return ANY;
+    return this.whole(complete);
   }
 
   /** A text that does not begin with a bracket or a quote: complete once it holds a whole `true`, `false` or
@@ -935,6 +974,7 @@ export class JSONScan {
 }
 
 const LITERALS = ["true", "false", "null"];
+const UNREAD = Symbol("unread"); // a scan's text not completed yet
 const NOT_SPACE = /[^ \t\n\r]/; // anything but JSON whitespace ([JSON-1])
 
 /** Whether `text` is JSON that no continuation can change: it parses, and it ends with a closing bracket, a

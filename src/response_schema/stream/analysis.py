@@ -343,8 +343,8 @@ class Analysis:
         if json_text(node):
             if isinstance(content, Exact) and content.origin is not None:
                 length = content.text_length()
-                if length is not None and length > CUT:  # not parsed on every feed: its text is what is sent,
-                    content = Open(*content.origin, content.origin[1] + length)  # whether it parses or not (sound)
+                if length is not None and length > CUT:  # not parsed on every feed that cuts it anew
+                    return self.long_source(node, content.origin, length)
             return self.source(node, content)
         if isinstance(content, Exact) and node.iterator is not None and content.origin and self.holds_text(node):
             if not isinstance(content.value, str):
@@ -380,7 +380,8 @@ class Analysis:
 
     def source(self, node: Node, content: Any) -> list[Any]:
         """A node that passes its JSON text's value through unchanged ([PARSER-2], [OBJ-4], [OBJ-6]): its text
-        is what streams. Text known whole must parse, to an object for an object node."""
+        is what streams. Text known whole must parse; when it is not an object, an object node types it as the
+        walk does ([OBJ-2]: a string gives the object of its properties, not the string's JSON text)."""
         if isinstance(content, Open):
             return [Source(content.open_text(), (content.buffer, content.base))]
         if isinstance(content, Exact) and isinstance(content.value, str):
@@ -388,10 +389,23 @@ class Analysis:
                 value = self.walk.parsed(node, content.value)
             except ParseError:
                 return []
-            if node.type == "object" and not isinstance(value, dict):
-                return []
-            return [Source(OpenText(content.value), content.origin, value) if content.origin else Exact(value)]
+            if (node.type == "object" and not isinstance(value, dict)) or not content.origin:
+                return [Exact(value)]
+            return [Source(OpenText(content.value), content.origin, value)]
         return [] if isinstance(content, Exact) else [content]
+
+    def long_source(self, node: Node, origin: tuple[Buffer, int], length: int) -> list[Any]:
+        """``source`` on a long text known whole, which a feed may cut anew where the output ends: read by a scan of
+        the text from where it starts (``JSONScan``, kept between feeds), so each character is read once. Its value
+        when the scan saw a value close with only whitespace after it to the text's end; otherwise only its text
+        (sent whether it parses or not: sound, the one-shot parse decides at the end)."""
+        buffer, start = origin
+        scan = self._state(("whole", id(node), buffer, start), lambda: JSONScan(Open(buffer, start)))
+        found = scan.whole_until(start + length, lambda text: self.complete_json(node, text))
+        value = found.value if isinstance(found, Exact) else UNKNOWN
+        if node.type == "object" and value is not UNKNOWN and not isinstance(value, dict):
+            return [Exact(value)]  # as ``source``
+        return [Source(OpenText.span(buffer, start, start + length), origin, value)]
 
     def exact_stages(self, node: Node, value: Any) -> Any:
         """The stages after x-regex, on a value known whole: as Walk.stages does them."""
@@ -495,11 +509,14 @@ class Analysis:
 
     def sourced(self, node: Node, content: Source) -> Outcome:
         """A value sent as its JSON text: with its value once the text is known whole ([STREAM-7]: the texts sent
-        then parse to it). JSON null gives no value, but not to an object node (it fails there)."""
+        then parse to it). JSON null gives no value, but not to an object node (it fails there); an object node
+        sends only a text that is an object."""
         origins = frozenset({content.origin})
         if content.value is UNKNOWN:
-            maybe_null = node.type != "object" and content.text.first_after(" \t\n\r") in ("", "n")
-            return Outcome(maybe_null, JSONText(content.text, origins))
+            first = content.text.first_after(" \t\n\r")
+            if node.type == "object" and first != "{":  # [OBJ-2]: a string's object is not its JSON text; else fails
+                return Outcome(False, UNKNOWN)
+            return Outcome(node.type != "object" and first in ("", "n"), JSONText(content.text, origins))
         try:
             value = self.walk.types[node.type](node, content.value)
         except ParseError:
@@ -946,12 +963,15 @@ class JSONScan:
     continuation parses. ``true``, ``false`` and ``null`` close at their last letter; a number may always go on,
     so a text that begins with one is never complete; one that begins otherwise never parses."""
 
-    __slots__ = ("at", "depth", "outcome", "skip", "source", "string")
+    __slots__ = ("after", "at", "depth", "end", "outcome", "parse", "skip", "source", "string")
 
     def __init__(self, source: Open) -> None:
         self.source, self.at = source, source.base  # read up to ``at``
         self.depth, self.string, self.skip = 0, False, 0  # ``skip``: a backslash escapes the character before it
         self.outcome: Any = None  # once the value closed: its parse, until more than whitespace follows
+        self.end: int | None = None  # where the value closed
+        self.after: int | None = None  # the first character after ``end`` that is not whitespace, once read
+        self.parse: Any = UNREAD  # the text to ``end`` completed, once asked for
 
     def advance(self, complete: Callable[[str], Any]) -> Any:
         buffer, base = self.source.buffer, self.source.base
@@ -964,8 +984,8 @@ class JSONScan:
         piece, offset = buffer.slice(self.at), self.at
         self.at = buffer.length
         if self.outcome is not None:
-            if piece.strip(" \t\n\r"):
-                self.outcome = ANY  # [JSON-1]: nothing but whitespace may follow the value
+            if self.end is not None and self.after is None and (found := _FIRST.search(piece)) is not None:
+                self.after, self.outcome = offset + found.start(), ANY  # [JSON-1]: only whitespace may follow
             return self.outcome
         for token in _JSON_TOKENS.finditer(piece):
             index = offset + token.start()
@@ -991,9 +1011,26 @@ class JSONScan:
     def closed(self, end: int, complete: Callable[[str], Any]) -> Any:
         """The value ends at ``end``: parsed once, and never complete if more than whitespace follows it."""
         buffer = self.source.buffer
-        self.at = buffer.length
-        self.outcome = ANY if buffer.slice(end).strip(" \t\n\r") else complete(buffer.slice(self.source.base, end))
+        self.at, self.end = buffer.length, end
+        found = _FIRST.search(buffer.slice(end))
+        self.after = None if found is None else end + found.start()
+        self.outcome = ANY if self.after is not None else self.whole(complete)
         return self.outcome
+
+    def whole(self, complete: Callable[[str], Any]) -> Any:
+        """The text up to where the value closed, completed (parsed) once."""
+        if self.parse is UNREAD:
+            assert self.end is not None
+            self.parse = complete(self.source.buffer.slice(self.source.base, self.end))
+        return self.parse
+
+    def whole_until(self, stop: int, complete: Callable[[str], Any]) -> Any:
+        """The text from the scan's start to ``stop`` (at most what arrived) completed, read as the scan reads:
+        ANY unless a value closed in it and only whitespace follows to ``stop`` ([JSON-1])."""
+        self.advance(complete)
+        if self.end is None or self.end > stop or (self.after is not None and self.after < stop):
+            return ANY
+        return self.whole(complete)
 
     def literal(self, start: int, complete: Callable[[str], Any]) -> Any:
         """A text that does not begin with a bracket or a quote: complete once it holds a whole ``true``, ``false``
