@@ -646,6 +646,30 @@ def test_calls_already_sent_are_not_read_again(monkeypatch: pytest.MonkeyPatch) 
         assert per_char[1] <= per_char[0] * 1.5, (family.name, with_tools, per_char)
 
 
+def test_no_feed_reads_the_whole_output(monkeypatch: pytest.MonkeyPatch) -> None:  # [STREAM-6]
+    """The whole text of a stream's buffer (``Buffer.text``) is read by ``finish`` only: a feed reads the characters
+    it needs. Closing each call's arguments (their JSON text known whole, [STREAM-7]) once read the whole output,
+    which made an output of many calls quadratic again."""
+    from response_schema.stream.pike import Buffer
+
+    read = [0]
+    text = Buffer.text
+
+    def counted(self: Buffer) -> str:
+        read[0] += 1
+        return text.fget(self)  # type: ignore[attr-defined,no-any-return]
+
+    monkeypatch.setattr(Buffer, "text", property(counted))
+    for family in FAMILIES:
+        output = family.render(content="Checking.", calls=(WEATHER,) * 20)
+        stream, read[0] = rs.compile(rs.schemas.load(family.name)).stream(family.prefill), 0
+        for at in range(0, len(output), 4):
+            stream.feed(output[at : at + 4])
+        assert read[0] == 0, family.name
+        stream.finish()
+        assert read[0] == 1 and len(stream.message["tool_calls"]) == 20, family.name
+
+
 def test_calls_already_found_are_not_copied_on_every_feed(monkeypatch: pytest.MonkeyPatch) -> None:  # [STREAM-6]
     """The calls found so far are shared from feed to feed, not copied on each: the array a feed gives leaves
     out its settled calls (``OpenArray.head``), and what is sent and typed from it reads only the calls after them.

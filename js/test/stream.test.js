@@ -579,6 +579,31 @@ test("arguments sent as JSON text are in the message once their call closes ([ST
   }
 });
 
+test("no feed reads the whole output: only finish does", (context) => {
+  // closing each call's arguments (their JSON text known whole, [STREAM-7]) once read the whole buffer, which made an
+  // output of many calls quadratic again
+  let read = 0;
+  const text = Object.getOwnPropertyDescriptor(Buffer.prototype, "text").get;
+  context.mock.method(
+    Buffer.prototype,
+    "text",
+    function counted() {
+      read++;
+      return text.call(this);
+    },
+    { getter: true },
+  );
+  const schema = JSON.parse(readFileSync(new URL("../../src/response_schema/schemas/kimi-k2.json", import.meta.url)));
+  const call = (index) =>
+    `<|tool_call_begin|>functions.get_weather:${index}<|tool_call_argument_begin|>{"city": "Oslo"}<|tool_call_end|>`;
+  const output = `Checking.<|tool_calls_section_begin|>${Array.from({ length: 20 }, (_, i) => call(i)).join("")}`;
+  const stream = compile(schema).stream();
+  for (let at = 0; at < output.length; at += 4) stream.feed(output.slice(at, at + 4));
+  assert.equal(read, 0);
+  stream.finish();
+  assert.equal(stream.message.tool_calls.length, 20);
+});
+
 test("arguments streamed as JSON text to a tool are typed and sent when their object closes ([TOOLS-7])", () => {
   const schema = JSON.parse(readFileSync(new URL("../../src/response_schema/schemas/kimi-k2.json", import.meta.url)));
   const call = (name, index, args) =>

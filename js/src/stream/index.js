@@ -138,18 +138,24 @@ export class Stream {
     return false;
   }
 
-  /** The rest of a value's JSON text, now that its value is known: read where its text starts. */
+  /** The rest of a value's JSON text, now that its value is known: the rest of the text when it is known whole, else
+   * read where its text starts. */
   #closeText(path, value) {
     const [length, source] = this.#texts.get(path);
     this.#texts.delete(path);
     this.#openTexts.delete(path);
+    if (source.value !== UNKNOWN) {
+      // every possible result has this text whole, and it parses to the value
+      const rest = source.text.slice(length);
+      return rest ? [{ op: "json", path, text: rest }] : [];
+    }
     const sent = source.text.slice(0, length);
     for (const [buffer, start] of source.origins) {
-      const { text } = buffer;
-      if (!text.startsWith(sent, start)) continue;
-      const found = jsonValueAt(text, start);
+      const text = buffer.slice(start); // from there on only: a feed does not read the whole output
+      if (!text.startsWith(sent)) continue;
+      const found = jsonValueAt(text, 0);
       if (found !== null && jsonEqual(found.value, value)) {
-        const rest = found.end - start > length ? text.slice(start + length, found.end) : "";
+        const rest = found.end > length ? text.slice(length, found.end) : "";
         return rest ? [{ op: "json", path, text: rest }] : [];
       }
     }

@@ -142,20 +142,24 @@ class Stream:
         return False
 
     def _close_text(self, path: str, value: Any) -> list[Delta]:
-        """The rest of a value's JSON text, now that its value is known: read where its text starts."""
+        """The rest of a value's JSON text, now that its value is known: the rest of the text when it is known whole,
+        else read where its text starts (from there on only: a feed does not read the whole output)."""
         length, source = self._texts.pop(path)
         self._open_texts.pop(path, None)
+        if source.value is not UNKNOWN:  # every possible result has this text whole, and it parses to the value
+            rest = source.text.piece(length)
+            return [{"op": "json", "path": path, "text": rest}] if rest else []
         sent = source.text.piece(0, length)
         for buffer, start in source.origins:
-            text = buffer.text
-            if not text.startswith(sent, start):
+            text = buffer.slice(start)
+            if not text.startswith(sent):
                 continue
             try:
-                found, end = json_value_at(text, start)
+                found, end = json_value_at(text, 0)
             except (NotJSON, RecursionError):
                 continue
             if json_equal(found, value):
-                rest = text[start + length : end] if end - start > length else ""
+                rest = text[length:end] if end > length else ""
                 return [{"op": "json", "path": path, "text": rest}] if rest else []
         raise AssertionError(f"the JSON text sent at {path} does not lead to its value")  # [STREAM-7]
 
