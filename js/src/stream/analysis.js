@@ -426,16 +426,19 @@ export class Analysis {
       const maybeNull = node.type !== "object" && (head === "" || head === "n");
       return outcome(maybeNull, new JSONText(content.text, [content.origin]));
     }
-    let value;
+    return this.walkTyped(node, content.value, (value) => new JSONText(content.text, [content.origin], value));
+  }
+
+  /** The walk's type on a value known whole, as an outcome (`wrap` makes its value of the typed one). */
+  walkTyped(node, value, wrap = (typed) => typed) {
+    let typed;
     try {
-      value = TYPES[node.type ?? "any"](node, content.value);
+      typed = TYPES[node.type ?? "any"](node, value);
     } catch (error) {
       if (error instanceof ParseError) return IMPOSSIBLE;
       throw error;
     }
-    return value === null
-      ? outcome(true, NOTHING)
-      : outcome(false, new JSONText(content.text, [content.origin], value));
+    return typed === null ? outcome(true, NOTHING) : outcome(false, wrap(typed));
   }
 
   typed(node, content) {
@@ -443,14 +446,7 @@ export class Analysis {
     if (content === ANY) return UNSURE;
     if (content instanceof Source) return this.sourced(node, content);
     if (content instanceof Exact && !(node.type === "object" && content.origin && this.holdsText(node))) {
-      let value;
-      try {
-        value = TYPES[node.type ?? "any"](node, content.value);
-      } catch (error) {
-        if (error instanceof ParseError) return IMPOSSIBLE;
-        throw error;
-      }
-      return value === null ? outcome(true, NOTHING) : outcome(false, value);
+      return this.walkTyped(node, content.value);
     }
     const kind = node.type ?? "any";
     if (kind === "object") return this.object(node, content);

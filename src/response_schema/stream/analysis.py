@@ -487,11 +487,7 @@ class Analysis:
         if isinstance(content, Source):
             return self.sourced(node, content)
         if isinstance(content, Exact) and not (node.type == "object" and content.origin and self.holds_text(node)):
-            try:
-                value = self.walk.types[node.type](node, content.value)
-            except ParseError:
-                return IMPOSSIBLE
-            return Outcome(True, NOTHING) if value is None else Outcome(False, value)
+            return self.walk_typed(node, content.value)
         kind = node.type or "any"
         if kind == "object":
             return self.object(node, content)
@@ -517,11 +513,15 @@ class Analysis:
             if node.type == "object" and first != "{":  # [OBJ-2]: a string's object is not its JSON text; else fails
                 return Outcome(False, UNKNOWN)
             return Outcome(node.type != "object" and first in ("", "n"), JSONText(content.text, origins))
+        return self.walk_typed(node, content.value, lambda value: JSONText(content.text, origins, value))
+
+    def walk_typed(self, node: Node, value: Any, wrap: Callable[[Any], Any] = lambda typed: typed) -> Outcome:
+        """The walk's type on a value known whole, as an outcome (``wrap`` makes its value of the typed one)."""
         try:
-            value = self.walk.types[node.type](node, content.value)
+            typed = self.walk.types[node.type](node, value)
         except ParseError:
             return IMPOSSIBLE
-        return Outcome(True, NOTHING) if value is None else Outcome(False, JSONText(content.text, origins, value))
+        return Outcome(True, NOTHING) if typed is None else Outcome(False, wrap(typed))
 
     def object(self, node: Node, content: Any) -> Outcome:
         value = OpenObject()
