@@ -93,12 +93,12 @@ function merged(outcomes) {
   return outcome(none, values.slice(1).reduce(meet, values[0]));
 }
 
-const ids = new WeakMap();
+/** A number for an object (a node, a buffer, a content), for the keys of what a stream keeps: kept on the object
+ * under a symbol of this module (a WeakMap look-up was a twentieth of a feed). */
+const ID = Symbol("id");
 let lastId = 0;
 function idOf(object) {
-  let id = ids.get(object);
-  if (id === undefined) ids.set(object, (id = ++lastId));
-  return id;
+  return object[ID] ?? (object[ID] = ++lastId);
 }
 
 const CUT = 256; // characters: a longer text that is one of several candidates is read only as far as cost allows
