@@ -563,26 +563,30 @@ function firstAfterSpace([buffer, start], end) {
  * outcome with itself is that outcome ([STREAM-6]), so each is analysed once (as analysis.py's `distinct`). */
 function distinct(contents) {
   if (contents.length < 2) return contents;
-  const seen = new Set();
-  return contents.filter((each) => {
-    const key = identity(each);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  const kept = [];
+  for (const each of contents) {
+    if (!kept.some((other) => same(other, each))) kept.push(each);
+  }
+  return kept;
 }
 
-/** What tells a content from others, as a string: an open text by where it starts and stops, fields by their
- * fields, ANY and NO_MATCH by name, any other content by the object (a buffer's spans are one object each:
- * `bufferExact`). */
-function identity(content) {
-  if (content instanceof Open) return `open:${idOf(content.buffer)}:${content.base}:${content.end}`;
-  if (content instanceof Fields) {
-    const fields = Object.entries(content.fields).map(([name, value]) => [name, identity(value)]);
-    return `fields:${JSON.stringify(fields)}`;
+/** Whether two contents are one description: open texts that start and stop at the same places, fields with the
+ * same fields in the same order, the same ANY or NO_MATCH, or one object (a buffer's spans are one object each:
+ * `bufferExact`). A list of threads is short: comparing pairs costs less than a key for each. */
+function same(first, second) {
+  if (first === second) return true;
+  if (first instanceof Open) {
+    return (
+      second instanceof Open && first.buffer === second.buffer && first.base === second.base && first.end === second.end
+    );
   }
-  if (typeof content === "symbol") return `symbol:${content.description}`; // ANY, NO_MATCH
-  return `object:${idOf(content)}`;
+  if (!(first instanceof Fields && second instanceof Fields)) return false;
+  const names = Object.keys(first.fields);
+  const others = Object.keys(second.fields);
+  return (
+    names.length === others.length &&
+    names.every((name, index) => others[index] === name && same(first.fields[name], second.fields[name]))
+  );
 }
 
 /** Texts of one buffer from one offset are prefixes of one another: what a text node makes of several of them,
@@ -708,12 +712,16 @@ function group(program, buffer, entry, index) {
  * done with it is done once (`Analysis.state`), not on every feed. */
 function bufferExact(buffer, start, end) {
   const { spans } = buffer;
-  const key = `${start}:${end}`;
-  let found = spans.get(key);
-  if (found === undefined) {
+  let ends = spans.get(start);
+  if (ends === undefined) {
     if (spans.size > 256) spans.clear(); // only the spans of the threads alive now are asked for again
+    spans.set(start, (ends = new Map()));
+  }
+  let found = ends.get(end);
+  if (found === undefined) {
+    if (ends.size > 256) ends.clear();
     found = new Exact(buffer.slice(start, end), [buffer, start]);
-    spans.set(key, found);
+    ends.set(end, found);
   }
   return found;
 }

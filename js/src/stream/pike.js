@@ -760,7 +760,7 @@ export class Buffer {
 
   constructor(text = "") {
     this.#head = text;
-    this.spans = new Map(); // the analysis's exact spans of this text, by "start:end"
+    this.spans = new Map(); // the analysis's exact spans of this text, by start, then end
   }
 
   get length() {
