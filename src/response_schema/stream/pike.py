@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import itemgetter
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -719,9 +720,10 @@ class Memo:
 
     LIMIT = 4096  # steps and names kept; past it the memo starts again (a program's memo stays a few megabytes)
 
-    __slots__ = ("chosen", "names", "steps")
+    __slots__ = ("_readers", "chosen", "names", "steps")
 
     def __init__(self) -> None:
+        self._readers: dict[int, tuple[Any, ...]] = {}  # id(name) -> (name, its entries as ``readers`` gives them)
         self.names: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # each name once: its id is a key in ``steps``
         self.chosen: dict[int, tuple[Any, ...]] = {}  # id(name) -> (name, how many candidates, more)
         # (id(name), kind, next kind) -> (that name, the next name, idle, where the next values come from or None)
@@ -738,6 +740,17 @@ class Memo:
         name = (tuple(named), ())
         self._room()
         return self.names.setdefault(name, name), tuple(places)
+
+    def readers(self, name: tuple[Any, ...]) -> tuple[tuple[Any, ...], ...]:
+        """The entries of ``name`` as (pc, what reads its registers from ``(None, position, position - 1,
+        *values)``, conditions): an ``itemgetter`` of each register's place, made once per name."""
+        known = self._readers.get(id(name))
+        if known is None or known[0] is not name:
+            readers = tuple(
+                (pc, itemgetter(*[0 if r is None else r + 1 for r in regs]), conds) for pc, regs, conds in name[0]
+            )
+            known = self._readers[id(name)] = (name, readers)
+        return known[1]  # type: ignore[no-any-return]
 
     def learn(
         self, key: tuple[int, int, int], name: tuple[Any, ...], values: tuple[int, ...], search: Search, position: int
@@ -766,7 +779,7 @@ class Memo:
     def _room(self) -> None:
         """Start again when ``LIMIT`` steps or names are kept (a search holding an older name finds no step for it)."""
         if len(self.steps) >= self.LIMIT or len(self.names) >= self.LIMIT:
-            self.steps, self.names, self.chosen = {}, {}, {}
+            self.steps, self.names, self.chosen, self._readers = {}, {}, {}, {}
 
 
 def _placed(regs: tuple[Any, ...], position: int, places: dict[int, int]) -> tuple[Any, ...]:
@@ -946,16 +959,11 @@ class Search:
     def _named(self, name: tuple[Any, ...], values: tuple[int, ...], position: int) -> list[Entry]:
         """The entries a ``Memo`` name with ``values`` stands for at ``position``, its conditions made anew (and
         pending)."""
-        entries, templates = name
-        made = [self._made(template, position) for template in templates]
-        places = (position, position - 1, *values)
+        made = [self._made(template, position) for template in name[1]]
+        places = (None, position, position - 1, *values)  # index 0 for a register not set, place p at p + 1
         return [
-            (
-                pc,
-                tuple(r if r is None else places[r] for r in regs),
-                frozenset(made[number] for number in conds) if conds else NONE,
-            )
-            for pc, regs, conds in entries
+            (pc, registers(places), frozenset(made[number] for number in conds) if conds else NONE)
+            for pc, registers, conds in self.program.memos[self.anchored].readers(name)
         ]
 
     def _made(self, template: tuple[Any, ...], at: int) -> Condition:
