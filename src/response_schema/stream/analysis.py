@@ -79,11 +79,15 @@ class Exact:
 UNREAD: Any = object()  # the value of a span not read yet
 
 
-@dataclass(frozen=True, eq=False)
 class Open:
-    buffer: Buffer
-    base: int
-    end: int | None = None  # known only up to here (``collapsed``), or to the end of the buffer
+    """A string that starts with ``buffer.text[base:]`` and may go on: known only up to ``end`` (``collapsed``),
+    or to the end of the buffer. A value: never changed once made (a plain class, not a frozen dataclass, whose
+    making costs three times as much, and a feed makes a few dozen descriptions)."""
+
+    __slots__ = ("base", "buffer", "end")
+
+    def __init__(self, buffer: Buffer, base: int, end: int | None = None) -> None:
+        self.buffer, self.base, self.end = buffer, base, end
 
     @property
     def text(self) -> str:
@@ -123,10 +127,14 @@ NO_MATCH: Any = object()
 NOTHING: Any = object()  # an outcome's value when the node cannot give one
 
 
-@dataclass(frozen=True)
 class Outcome:
-    none: bool  # the node may give no value
-    value: Any  # the meet of the values it may give, NOTHING when it gives none
+    """What a node gives: whether it may give no value (``none``), and the meet of the values it may give
+    (``value``, NOTHING when it gives none). A value: never changed once made (a plain class, as ``Open``)."""
+
+    __slots__ = ("none", "value")
+
+    def __init__(self, none: bool, value: Any) -> None:
+        self.none, self.value = none, value
 
 
 IMPOSSIBLE = Outcome(False, NOTHING)  # every continuation fails here
