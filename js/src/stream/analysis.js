@@ -711,17 +711,17 @@ function group(program, buffer, entry, index) {
 /** The text `buffer.slice(start, end)` as an Exact span: the same object while it is used, so that what is
  * done with it is done once (`Analysis.state`), not on every feed. */
 function bufferExact(buffer, start, end) {
-  const { spans } = buffer;
-  let ends = spans.get(start);
-  if (ends === undefined) {
-    if (spans.size > 256) spans.clear(); // only the spans of the threads alive now are asked for again
-    spans.set(start, (ends = new Map()));
-  }
-  let found = ends.get(end);
+  let found = buffer.spans.get(start)?.get(end);
   if (found === undefined) {
-    if (ends.size > 256) ends.clear();
+    if (buffer.spanCount > 256) {
+      buffer.spans.clear(); // only the spans of the threads alive now are asked for again
+      buffer.spanCount = 0;
+    }
+    let ends = buffer.spans.get(start);
+    if (ends === undefined) buffer.spans.set(start, (ends = new Map()));
     found = new Exact(buffer.slice(start, end), [buffer, start]);
     ends.set(end, found);
+    buffer.spanCount++;
   }
   return found;
 }

@@ -761,6 +761,7 @@ export class Buffer {
   constructor(text = "") {
     this.#head = text;
     this.spans = new Map(); // the analysis's exact spans of this text, by start, then end
+    this.spanCount = 0; // how many spans that is
   }
 
   get length() {
