@@ -278,9 +278,5 @@ def _has(message: Any, path: str) -> bool:
     return message is not None and _at(message, path) is not _MISSING
 
 
-def _escaped(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
-
-
 def _unescaped(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
