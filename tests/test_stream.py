@@ -731,13 +731,16 @@ def test_a_node_whose_match_is_certain_is_analysed_once(monkeypatch: pytest.Monk
     import response_schema.stream.analysis as analysis
 
     ran: list[str] = []
-    regexed = analysis.Analysis.regexed
 
-    def recording(self: Any, node: Any, content: Any) -> Any:
-        ran.append(node.path)
-        return regexed(self, node, content)
+    def recording(stages: Any) -> Any:
+        def record(self: Any, node: Any, content: Any) -> Any:
+            ran.append(node.path)
+            return stages(self, node, content)
 
-    monkeypatch.setattr(analysis.Analysis, "regexed", recording)
+        return record
+
+    monkeypatch.setattr(analysis.Analysis, "regexed", recording(analysis.Analysis.regexed))
+    monkeypatch.setattr(analysis.Analysis, "substituted", recording(analysis.Analysis.substituted))  # content
     families = [family for family in FAMILIES if family.think is not None]
     assert len(families) >= 12
     for family in families:
@@ -752,6 +755,42 @@ def test_a_node_whose_match_is_certain_is_analysed_once(monkeypatch: pytest.Monk
             stream.feed(output[at : at + 4])
         assert "/properties/thinking" not in ran, family.name
         assert ran, family.name  # the content node is still read
+
+
+def test_a_text_node_reads_its_substitutions_output_only_as_it_grows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stages after a text node's substitutions (the library's content: its x-regex, then its type) read only
+    the substitutions' output, which only grows ([STREAM-3]): while thinking streams, content's output does not
+    grow, and its x-regex is not run again; when content arrives, it is. Before, every feed ran it. The deltas are
+    the ones every other test checks (the outcome is the one those stages gave on the same output)."""
+    import response_schema.stream.analysis as analysis
+
+    searched: list[str] = []
+    regex = analysis.Analysis.regex
+
+    def recording(self: Any, pattern: Any, content: Any) -> Any:
+        searched.append(pattern.pattern)
+        return regex(self, pattern, content)
+
+    monkeypatch.setattr(analysis.Analysis, "regex", recording)
+    families = [family for family in FAMILIES if family.think is not None]
+    assert len(families) >= 12
+    for family in families:
+        parser = rs.compile(rs.schemas.load(family.name))
+        content = dict(parser.root.properties)["content"]
+        assert content.substitutions and content.regex is not None, family.name
+        output = family.render(thinking="Weighing it. " * 20, content="The answer is four. " * 5)
+        middle, last = output.index("Weighing it. ") + 40, output.rindex("Weighing it. ")
+        stream = parser.stream()  # the output holds the opener
+        stream.feed(output[:middle])
+        searched.clear()
+        for at in range(middle, last, 4):
+            stream.feed(output[at : min(at + 4, last)])
+        assert content.regex.pattern not in searched, family.name
+        for at in range(last, len(output), 4):
+            stream.feed(output[at : at + 4])
+        assert content.regex.pattern in searched, family.name  # content arrived: its x-regex reads it
+        stream.finish()
+        assert stream.message == parser.parse(output), family.name
 
 
 def test_a_description_several_threads_give_is_analysed_once() -> None:  # [STREAM-6]

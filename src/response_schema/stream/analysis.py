@@ -168,6 +168,7 @@ class Analysis:
         self._used: dict[tuple[Any, ...], Any] = {}
         self._opened: dict[tuple[Any, ...], list[tuple[int, Outcome]]] = {}  # a node's outcomes on an open text
         self._opened_now: dict[tuple[Any, ...], list[tuple[int, Outcome]]] = {}
+        self._touched: list[tuple[Any, ...]] | None = None  # the keys of what is kept, when ``substituted`` asks
 
     def run(self, buffer: Buffer) -> Outcome:
         self._used, self._opened_now = {}, {}
@@ -185,6 +186,8 @@ class Analysis:
             if state is None:
                 state = make()
             self._used[key] = state
+        if self._touched is not None:
+            self._touched.append(key)
         return state
 
     def program(self, pattern: re.Pattern[str]) -> Program | None:
@@ -222,10 +225,37 @@ class Analysis:
             return self.typed(node, content)
         if isinstance(content, Exact):
             return merged([self.typed(node, each) for each in self.exact_regex(node, content)])
+        if isinstance(content, Open) and substituted_text(node):
+            return self.substituted(node, content)
         decided = self.decided(node, content)
         if decided is not None:
             return decided
         return merged([self.rest(node, each) for each in self.regexed(node, content)])
+
+    def substituted(self, node: Node, content: Open) -> Outcome:
+        """A text node's substitutions on an open string, then its x-regex and type on their output. Those read
+        only the output, which only grows ([STREAM-3]): while it does not, the node gives the outcome it gave when
+        the output last grew, and what those stages keep between feeds is kept as they left it (``_keep``)."""
+        substitutions: Substitutions = self._state(
+            ("subs", id(node), content.buffer, content.base), lambda: Substitutions(self, node, content)
+        )
+        out = substitutions.advance()
+        if substitutions.read == out.buffer.length:
+            self._keep(substitutions.touched)
+            return substitutions.outcome
+        self._touched = []
+        outcome = merged([self.rest(node, each) for each in self.searched(node, out)])
+        substitutions.touched, self._touched = self._touched, None
+        substitutions.read, substitutions.outcome = out.buffer.length, outcome
+        return outcome
+
+    def _keep(self, keys: list[tuple[Any, ...]]) -> None:
+        """Keep the states and the remembered outcomes of ``keys`` for the next feed, as if this one used them."""
+        for key in keys:
+            if key in self._states:
+                self._used.setdefault(key, self._states[key])
+            elif key in self._opened:
+                self._opened_now.setdefault(key, self._opened[key])
 
     def decided(self, node: Node, content: Any) -> Outcome | None:
         """The outcome of a node whose match was certain before this feed and ends before the output received so
@@ -283,6 +313,8 @@ class Analysis:
         return None
 
     def _remember(self, key: tuple[Any, ...], at: int, outcome: Outcome) -> None:
+        if self._touched is not None:
+            self._touched.append(key)
         kept = self._opened_now.get(key)
         if kept is None:
             kept = self._opened_now[key] = self._opened.get(key, [])  # moved: the last feed's lists are not read again
@@ -319,6 +351,10 @@ class Analysis:
             content = self._state(
                 ("subs", id(node), content.buffer, content.base), lambda: Substitutions(self, node, content)
             ).advance()
+        return self.searched(node, content)
+
+    def searched(self, node: Node, content: Any) -> list[Any]:
+        """Step 5 of [NODE-1], x-regex, on what the substitutions left: what the content after it may be."""
         contents = [content]
         if node.regex is not None:
             contents = self.regex(node.regex, content)
@@ -666,6 +702,15 @@ def described(content: Any) -> Any:
     return UNKNOWN
 
 
+def substituted_text(node: Node) -> bool:
+    """Whether a node's stages are substitutions, then at most an x-regex, and its type reads a text
+    (``Analysis.substituted``): a content node of the library."""
+    if not node.substitutions or node.type not in (None, "any", "string"):
+        return False
+    later = (node.iterator, node.key_value, node.parser, node.mapping, node.mapping_regex)
+    return all(stage is None for stage in later)
+
+
 def fields_value(content: Fields) -> Any:
     value = OpenObject()
     for name, item in content.fields.items():
@@ -779,9 +824,13 @@ def buffer_exact(buffer: Buffer, start: int, end: int) -> Exact:
 
 class Substitutions:
     """[SUBS-2] on an open string: every replacement already certain, and the text no match can reach any more,
-    in ``out``; the rest waits. An opaque pattern stops the output where it is."""
+    in ``out``; the rest waits. An opaque pattern stops the output where it is. For a text node
+    (``Analysis.substituted``), the outcome of the stages after them, the length of the output they read, and the
+    keys of what they keep between feeds."""
 
     def __init__(self, analysis: Analysis, node: Node, content: Open) -> None:
+        self.read, self.outcome = -1, IMPOSSIBLE
+        self.touched: list[tuple[Any, ...]] = []
         self.steps = []
         source = content
         for pattern, replacement in node.substitutions:
