@@ -449,6 +449,35 @@ test("a long call is not read whole on every feed: the work on texts known whole
   assert.ok(perChar[1] <= perChar[0] + 1, JSON.stringify(perChar));
 });
 
+test("a text node reads its substitutions' output only as it grows", (context) => {
+  // the stages after content's substitutions (its x-regex, then its type) read only their output, which only grows:
+  // while thinking streams it does not, and content's x-regex is not run again (`Analysis.substituted`); before,
+  // every feed ran it
+  const searched = [];
+  const original = Analysis.prototype.regex;
+  context.mock.method(Analysis.prototype, "regex", function counted(pattern, content) {
+    searched.push(pattern.pattern);
+    return original.call(this, pattern, content);
+  });
+  for (const name of ["qwen3", "smollm3", "deepseek-r1", "glm"]) {
+    const schema = JSON.parse(readFileSync(new URL(`../../src/response_schema/schemas/${name}.json`, import.meta.url)));
+    const contentRegex = schema.properties.content["x-regex"];
+    const thinking = "Weighing it. ".repeat(20);
+    const output = `<think>\n${thinking}</think>\n\n${"The answer is four. ".repeat(5)}`;
+    const middle = 40;
+    const last = output.indexOf("</think>") - 4;
+    const stream = compile(schema).stream();
+    stream.feed(output.slice(0, middle));
+    searched.length = 0;
+    for (let at = middle; at < last; at += 4) stream.feed(output.slice(at, Math.min(at + 4, last)));
+    assert.ok(!searched.includes(contentRegex), name);
+    for (let at = last; at < output.length; at += 4) stream.feed(output.slice(at, at + 4));
+    assert.ok(searched.includes(contentRegex), name); // content arrived: its x-regex reads it
+    stream.finish();
+    assert.deepEqual(stream.message, compile(schema).parse(output), name);
+  }
+});
+
 test("calls already sent are not analysed again: the work per character does not grow with the calls", (context) => {
   // every feed analysed every call found so far (and grew the message from each): 400 calls cost 3x to 3.6x what
   // 100 did per character; a call known whole since an earlier feed is read once (`ItemsRead`), and what sent it

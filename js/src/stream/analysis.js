@@ -113,6 +113,7 @@ export class Analysis {
     this.used = new Map();
     this.opened = new Map(); // a node's outcomes on an open text: [buffer length, outcome], by node and text
     this.openedNow = new Map();
+    this.touched = null; // the keys of what is kept, when `substituted` asks
   }
 
   run(buffer) {
@@ -133,6 +134,7 @@ export class Analysis {
       if (state === undefined) state = make();
       this.used.set(key, state);
     }
+    this.touched?.push(key);
     return state;
   }
 
@@ -161,7 +163,39 @@ export class Analysis {
   described(node, content) {
     if (!hasStages(node)) return this.typed(node, content);
     if (content instanceof Exact) return merged(this.exactRegex(node, content).map((each) => this.typed(node, each)));
+    if (content instanceof Open && substitutedText(node)) return this.substituted(node, content);
     return merged(this.regexed(node, content).map((each) => this.rest(node, each)));
+  }
+
+  /** A text node's substitutions on an open string, then its x-regex and type on their output. Those read only the
+   * output, which only grows ([STREAM-3]): while it does not, the node gives the outcome it gave when the output
+   * last grew, and what those stages keep between feeds is kept as they left it (`keep`). */
+  substituted(node, content) {
+    const substitutions = this.state(
+      `subs:${idOf(node)}:${idOf(content.buffer)}:${content.base}`,
+      () => new Substitutions(node, content),
+    );
+    const out = substitutions.advance();
+    if (substitutions.read === out.buffer.length) {
+      this.keep(substitutions.touched);
+      return substitutions.outcome;
+    }
+    this.touched = [];
+    const result = merged(this.searched(node, out).map((each) => this.rest(node, each)));
+    substitutions.touched = this.touched;
+    this.touched = null;
+    substitutions.read = out.buffer.length;
+    substitutions.outcome = result;
+    return result;
+  }
+
+  /** Keep the states and the remembered outcomes of `keys` for the next feed, as if this one used them. */
+  keep(keys) {
+    for (const key of keys) {
+      if (this.states.has(key)) {
+        if (!this.used.has(key)) this.used.set(key, this.states.get(key));
+      } else if (this.opened.has(key) && !this.openedNow.has(key)) this.openedNow.set(key, this.opened.get(key));
+    }
   }
 
   /** Steps 6 to 8 and the type on one content the regex stages may give. A long text known whole, cut from a text
@@ -205,6 +239,7 @@ export class Analysis {
   }
 
   remember(key, at, result) {
+    this.touched?.push(key);
     let kept = this.openedNow.get(key);
     if (kept === undefined) {
       kept = this.opened.get(key) ?? []; // moved, not copied: the last feed's lists are not read after this one
@@ -253,6 +288,11 @@ export class Analysis {
         () => new Substitutions(node, open),
       ).advance();
     }
+    return this.searched(node, content);
+  }
+
+  /** Step 5 of [NODE-1], x-regex, on what the substitutions left: what the content after it may be. */
+  searched(node, content) {
     let contents = node.regex !== null ? this.regex(node.regex, content) : [content];
     const textNode = [null, "any", "string"].includes(node.type) && node.iterator === null && node.parser === null;
     if (textNode) contents = collapsed(contents);
@@ -653,6 +693,13 @@ function described(content) {
   return UNKNOWN;
 }
 
+/** Whether a node's stages are substitutions, then at most an x-regex, and its type reads a text
+ * (`Analysis.substituted`): a content node of the library. */
+function substitutedText(node) {
+  if (node.substitutions.length === 0 || ![null, "any", "string"].includes(node.type)) return false;
+  return node.iterator === null && node.keyValue === null && node.parser === null;
+}
+
 function fieldsValue(content) {
   const value = new OpenObject();
   for (const [name, item] of Object.entries(content.fields)) {
@@ -727,9 +774,14 @@ function bufferExact(buffer, start, end) {
 }
 
 /** [SUBS-2] on an open string: every replacement already certain, and the text no match can reach any more, in
- * `out`; the rest waits. An opaque pattern stops the output where it is. */
+ * `out`; the rest waits. An opaque pattern stops the output where it is. For a text node (`Analysis.substituted`),
+ * the outcome of the stages after them, the length of the output they read, and the keys of what they keep between
+ * feeds. */
 class Substitutions {
   constructor(node, content) {
+    this.read = -1;
+    this.outcome = IMPOSSIBLE;
+    this.touched = [];
     this.steps = [];
     let source = content;
     for (const [pattern, template] of node.substitutions) {
