@@ -171,10 +171,7 @@ export class Analysis {
    * output, which only grows ([STREAM-3]): while it does not, the node gives the outcome it gave when the output
    * last grew, and what those stages keep between feeds is kept as they left it (`keep`). */
   substituted(node, content) {
-    const substitutions = this.state(
-      `subs:${idOf(node)}:${idOf(content.buffer)}:${content.base}`,
-      () => new Substitutions(node, content),
-    );
+    const substitutions = this.substitutions(node, content);
     const out = substitutions.advance();
     if (substitutions.read === out.buffer.length) {
       this.keep(substitutions.touched);
@@ -281,14 +278,16 @@ export class Analysis {
   /** Steps 3 to 5 of [NODE-1] on a description: what the content after the regex stages may be. */
   regexed(node, content) {
     if (node.needsString && !(content instanceof Open)) return []; // [NODE-3]: Fields and Items are not strings
-    if (node.substitutions.length > 0) {
-      const open = content;
-      content = this.state(
-        `subs:${idOf(node)}:${idOf(open.buffer)}:${open.base}`,
-        () => new Substitutions(node, open),
-      ).advance();
-    }
+    if (node.substitutions.length > 0) content = this.substitutions(node, content).advance();
     return this.searched(node, content);
+  }
+
+  /** Step 4 of [NODE-1], x-regex-substitutions, on an open string: kept between feeds. */
+  substitutions(node, content) {
+    return this.state(
+      `subs:${idOf(node)}:${idOf(content.buffer)}:${content.base}`,
+      () => new Substitutions(node, content),
+    );
   }
 
   /** Step 5 of [NODE-1], x-regex, on what the substitutions left: what the content after it may be. */

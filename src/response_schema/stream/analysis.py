@@ -236,9 +236,7 @@ class Analysis:
         """A text node's substitutions on an open string, then its x-regex and type on their output. Those read
         only the output, which only grows ([STREAM-3]): while it does not, the node gives the outcome it gave when
         the output last grew, and what those stages keep between feeds is kept as they left it (``_keep``)."""
-        substitutions: Substitutions = self._state(
-            ("subs", id(node), content.buffer, content.base), lambda: Substitutions(self, node, content)
-        )
+        substitutions = self.substitutions(node, content)
         out = substitutions.advance()
         if substitutions.read == out.buffer.length:
             self._keep(substitutions.touched)
@@ -348,10 +346,15 @@ class Analysis:
         if node.needs_string and not isinstance(content, Open):  # [NODE-3]: Fields and Items are not strings
             return []
         if node.substitutions:
-            content = self._state(
-                ("subs", id(node), content.buffer, content.base), lambda: Substitutions(self, node, content)
-            ).advance()
+            content = self.substitutions(node, content).advance()
         return self.searched(node, content)
+
+    def substitutions(self, node: Node, content: Open) -> Substitutions:
+        """Step 4 of [NODE-1], x-regex-substitutions, on an open string: kept between feeds."""
+        substitutions: Substitutions = self._state(
+            ("subs", id(node), content.buffer, content.base), lambda: Substitutions(self, node, content)
+        )
+        return substitutions
 
     def searched(self, node: Node, content: Any) -> list[Any]:
         """Step 5 of [NODE-1], x-regex, on what the substitutions left: what the content after it may be."""
