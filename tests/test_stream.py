@@ -820,3 +820,48 @@ def test_a_description_several_threads_give_is_analysed_once() -> None:  # [STRE
     ]
     kept = distinct(contents)
     assert [next(i for i, c in enumerate(contents) if c is each) for each in kept] == [0, 2, 3, 4, 6, 8, 9, 10, 12, 13]
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"^\s*<think>\s*(.*?)\s*(?:</think>|(?=<tool_call>)|$)",
+        r"<tool_call>\s*(?P<call>.*?)\s*(?:</tool_call>|$)",
+        r"^(?:<think>.*?(?:</think>|$))?(.*)$",
+    ],
+)
+def test_match_values_made_from_a_memo_name_are_those_its_entries_give(pattern: str) -> None:  # [REGEX-5]
+    """While a search's threads have a Memo name, its match values are made from the name's places (``matches``):
+    at every character they are the values its entries give, and a steady stretch of text meets its names again."""
+    import re
+
+    from response_schema.stream import analysis
+    from response_schema.stream.pike import Search, compile_program
+
+    def described(value: Any) -> Any:
+        if isinstance(value, analysis.Open):
+            return ("open", value.buffer, value.base, value.end)
+        if isinstance(value, analysis.Exact):
+            return ("exact", value.origin, value.value)
+        if isinstance(value, analysis.Fields):
+            return ("fields", {name: described(each) for name, each in value.fields.items()})
+        return value
+
+    compiled = re.compile(pattern)
+    program = compile_program(compiled)
+    assert program is not None
+    buffer = Buffer()
+    search = Search(program, buffer, 0, 0)
+    steady = "First the weather, then the tides. " * 4
+    text = f'<think>\n{steady}\n</think>\n{steady}<tool_call>\n{{"name": "tides"}}\n</tool_call>'
+    met_again = 0
+    for char in text:
+        buffer.grow(char)
+        search.advance()
+        named = search.named
+        met_again += named is not None and analysis._MATCHES.get(id(named), (None,))[0] is named
+        entries, more = search.candidates()
+        direct = analysis.distinct([analysis.match_value(compiled, program, buffer, entry) for entry in entries])
+        made, made_more = analysis.matches(compiled, program, search)
+        assert ([described(each) for each in made], made_more) == ([described(each) for each in direct], more)
+    assert met_again > 0

@@ -24,7 +24,7 @@ from ..schema import Node
 from ..textparsers import NOT_JSON, TooDeep, json_value
 from ..walk import NO_VALUE, Walk
 from .partial import UNKNOWN, JSONText, OpenArray, OpenObject, OpenText, common_prefix, meet
-from .pike import Buffer, Entry, Program, Search, compile_program
+from .pike import Buffer, Entry, Memo, Program, Search, compile_program
 
 if sys.version_info >= (3, 11):
     from re._parser import parse_template  # type: ignore[import-not-found]
@@ -60,6 +60,10 @@ class Exact:
         if self._end >= 0 and self.origin is not None:
             return self._end - self.origin[1]
         return len(self._value) if isinstance(self._value, str) else None
+
+    def bounds(self) -> tuple[int, int] | None:
+        """Where a span made by ``Exact.span`` starts and ends in its buffer; None for any other value."""
+        return None if self._end < 0 or self.origin is None else (self.origin[1], self._end)
 
     def _key(self) -> tuple[Any, ...]:
         return ("span", self.origin, self._end) if self._end >= 0 else (self._value, self.origin)
@@ -490,8 +494,7 @@ class Analysis:
             lambda: Search(program, content.buffer, content.base, content.base),
         )
         search.advance()
-        entries, more = search.candidates()
-        contents = [match_value(pattern, program, content.buffer, entry) for entry in entries]
+        contents, more = matches(pattern, program, search)
         if more:
             contents.append(NO_MATCH)  # [REGEX-4]
             if not search.anchored:
@@ -788,6 +791,68 @@ def spanned_value(match: re.Match[str], origin: tuple[Buffer, int]) -> Any:
     return spanned(1) or Exact(None)  # [REGEX-6]
 
 
+def matches(pattern: re.Pattern[str], program: Program, search: Search) -> tuple[list[Any], bool]:
+    """[REGEX-5] The match values of the matches a search on an open string may still end with, without repeats
+    (``distinct``), and whether it may also end otherwise (``Search.candidates``). While its threads have a
+    ``Memo`` name, the values depend only on the name and the positions its places hold: they are worked out once
+    per name, as places (``_placed_value``), and made again from the positions on the feeds that meet the name
+    again (a steady stretch of text repeats a few names). Like the memo, they serve every stream of a process."""
+    named = search.named
+    if named is not None and not search.matched:  # a certain match keeps its name while the position moves on
+        known = _MATCHES.get(id(named))
+        if known is not None and known[0] is named:
+            places = (None, search.position, search.position - 1, *search.values)
+            return [_made_value(each, places, search.buffer) for each in known[1]], known[2]
+    entries, more = search.candidates()
+    values = distinct([match_value(pattern, program, search.buffer, entry) for entry in entries])
+    if named is not None and not search.matched:
+        at = {position: place for place, position in enumerate(search.values, 3)}
+        at[search.position], at[search.position - 1] = 1, 2
+        placed = [_placed_value(each, at) for each in values]
+        if len(_MATCHES) >= Memo.LIMIT:  # names a memo forgot are not met again
+            _MATCHES.clear()
+        if not any(each is None for each in placed):
+            _MATCHES[id(named)] = (named, placed, more)
+    return values, more
+
+
+_MATCHES: dict[int, tuple[Any, list[Any], bool]] = {}  # id(a Memo name) -> (the name, its match values as places, more)
+_EMPTY_GROUP = ("none",)  # a group 1 that took no part: Exact(None), a new one each time ([REGEX-6])
+
+
+def _placed_value(value: Any, at: dict[int, int]) -> Any:
+    """A match value with its positions written as their places (``matches``); None when one is not a place."""
+    if value is ANY:
+        return value
+    if isinstance(value, Open) and value.end is None and value.base in at:
+        return ("open", at[value.base])
+    if isinstance(value, Exact):
+        if value.origin is None:
+            return _EMPTY_GROUP if value.value is None else None
+        bounds = value.bounds()
+        if bounds is None or bounds[0] not in at or bounds[1] not in at:
+            return None
+        return ("span", at[bounds[0]], at[bounds[1]])
+    if isinstance(value, Fields):
+        fields = {name: _placed_value(each, at) for name, each in value.fields.items()}
+        return None if any(each is None for each in fields.values()) else ("fields", fields)
+    return None
+
+
+def _made_value(placed: Any, places: tuple[Any, ...], buffer: Buffer) -> Any:
+    """The match value ``_placed_value`` wrote as places, at the positions ``places`` holds."""
+    if placed is ANY:
+        return placed
+    kind = placed[0]
+    if kind == "open":
+        return Open(buffer, places[placed[1]])
+    if kind == "span":
+        return buffer_exact(buffer, places[placed[1]], places[placed[2]])
+    if kind == "fields":
+        return Fields({name: _made_value(each, places, buffer) for name, each in placed[1].items()})
+    return Exact(None)
+
+
 def match_value(pattern: re.Pattern[str], program: Program, buffer: Buffer, entry: Entry) -> Any:
     """[REGEX-5] The match value of one possible match, as a description."""
     if pattern.groupindex:
@@ -1009,8 +1074,8 @@ class Iterator:
             self.known.append(match_value(self.pattern, self.program, buffer, entry))
             start, end = entry[1][0], entry[1][1]
             self.search = Search(self.program, buffer, self.source.base, end, must_advance=start == end)
-        entries, more = self.search.candidates()
-        tails = tuple(distinct([match_value(self.pattern, self.program, buffer, entry) for entry in entries]))
+        values, more = matches(self.pattern, self.program, self.search)
+        tails = tuple(values)
         if more and not self.search.anchored:
             tails += (ANY,)
         return Items(self.known, len(self.known), tails, more, self)
