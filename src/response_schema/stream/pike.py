@@ -807,13 +807,14 @@ class Search:
     reads what arrived since the last call."""
 
     __slots__ = (
+        "_entries",
         "_far",
+        "_lazy",
         "_looks",
         "anchored",
         "base",
         "buffer",
         "code",
-        "entries",
         "idle",
         "memoize",
         "must_advance",
@@ -845,13 +846,31 @@ class Search:
         self._far = False  # the step read past the next character: ``Memo`` does not keep it
         self.named: tuple[Any, ...] | None = None  # the ``Memo`` name of ``entries``, whose conditions are ``pending``
         self.values: tuple[int, ...] = ()  # the positions at the name's older places
-        self.entries = self._fresh(start)
+        self._lazy: tuple[Any, ...] | None = None  # (name, values, position) of entries not made yet (``entries``)
+        self._entries = self._fresh(start)
         self.idle = not self.anchored  # no thread but a fresh start's
+
+    @property
+    def entries(self) -> list[Entry]:
+        """The live threads and the matches found, in priority order. After a feed that ends on a ``Memo`` name they
+        are made from the name when first read: a search whose match values come from its name (``matches`` in
+        analysis.py) and whose next feed steps from the name needs none."""
+        if self._lazy is not None:
+            self._make_entries()
+        return self._entries
+
+    @entries.setter
+    def entries(self, entries: list[Entry]) -> None:
+        self._lazy, self._entries = None, entries
 
     @property
     def matched(self) -> bool:
         """A match is certain: the search's result no longer depends on what follows."""
-        return bool(self.entries) and self.entries[0][0] < 0 and not self.entries[0][2]
+        if self._lazy is not None:  # read from the name: a first entry that is a match, with no condition
+            named = self._lazy[0][0]
+            return bool(named) and named[0][0] < 0 and not named[0][2]
+        entries = self._entries
+        return bool(entries) and entries[0][0] < 0 and not entries[0][2]
 
     def candidates(self) -> tuple[list[Entry], bool]:
         """The entries the final match can still come from, in priority order, and whether the search may also
@@ -931,6 +950,7 @@ class Search:
                             self.entries, stale = self._named(state, values, index), False
                         self._far = False
                         if state[1]:  # the conditions the last feed left open are decided by this character
+                            self._make_entries()
                             self._far = any(isinstance(c, Lookahead) and char in c.program.starts for c in self.pending)
                             self._resolve()
                             self._far = self._far or bool(self.pending)
@@ -951,10 +971,16 @@ class Search:
         self.position = end
         if stale and state is not None:
             self.pending.clear()
-            self.entries = self._named(state, values, index)
+            self._lazy = (state, values, index)  # made when read
             self.named, self.values = state, values  # its conditions, made at the end of the text, are all undecided
         elif self.pending:
             self._resolve()
+
+    def _make_entries(self) -> None:
+        """Make the entries the last feed left to be made, and with them the conditions they hold (``pending``)."""
+        if self._lazy is not None:
+            name, values, position = self._lazy
+            self.entries = self._named(name, values, position)
 
     def _named(self, name: tuple[Any, ...], values: tuple[int, ...], position: int) -> list[Entry]:
         """The entries a ``Memo`` name with ``values`` stands for at ``position``, its conditions made anew (and
