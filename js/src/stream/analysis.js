@@ -413,8 +413,7 @@ export class Analysis {
       () => new Search(program, content.buffer, content.base, content.base),
     );
     search.advance();
-    const [entries, more] = search.candidates();
-    const contents = entries.map((entry) => matchValue(program, content.buffer, entry));
+    const [contents, more] = matches(program, search);
     if (more) {
       contents.push(NO_MATCH); // [REGEX-4]
       if (!search.anchored) contents.push(ANY); // a match that starts later
@@ -724,6 +723,63 @@ function spannedValue(pattern, match, origin) {
   return spanned(match[1], match.indices[1]) ?? new Exact(null); // [REGEX-6]
 }
 
+/** [REGEX-5] The match values of the matches a search on an open string may still end with, without repeats
+ * (`distinct`), and whether it may also end otherwise (`Search.candidates`). While its threads have a `Memo` name,
+ * the values depend only on the name and the positions its places hold: they are worked out once per name, as
+ * places (`placedValue`), kept on the name, and made again from the positions on the feeds that meet the name again
+ * (as analysis.py's `matches`). */
+function matches(program, search) {
+  const { named, buffer } = search;
+  const usable = named !== null && !search.matched; // a certain match keeps its name while the position moves on
+  if (usable && named.matches !== null) {
+    const places = [null, search.position, search.position - 1, ...search.values];
+    return [named.matches[0].map((each) => madeValue(each, places, buffer)), named.matches[1]];
+  }
+  const [entries, more] = search.candidates();
+  const values = distinct(entries.map((entry) => matchValue(program, buffer, entry)));
+  if (usable) {
+    const at = new Map(search.values.map((position, index) => [position, index + 3]));
+    at.set(search.position, 1).set(search.position - 1, 2);
+    const placed = values.map((each) => placedValue(each, at));
+    if (!placed.includes(null)) named.matches = [placed, more];
+  }
+  return [values, more];
+}
+
+const EMPTY_GROUP = ["none"]; // a group 1 that took no part: a new Exact(null) each time ([REGEX-6])
+
+/** A match value with its positions written as their places (`matches`); null when one is not a place. */
+function placedValue(value, at) {
+  if (value === ANY) return value;
+  if (value instanceof Open) return value.end === null && at.has(value.base) ? ["open", at.get(value.base)] : null;
+  if (value instanceof Exact) {
+    if (value.origin === null) return value.value === null ? EMPTY_GROUP : null;
+    const [buffer, start] = value.origin;
+    const end = start + value.value.length;
+    const span = buffer.spans.get(start)?.get(end) === value; // made by bufferExact
+    return span && at.has(start) && at.has(end) ? ["span", at.get(start), at.get(end)] : null;
+  }
+  if (value instanceof Fields) {
+    const fields = Object.entries(value.fields).map(([name, each]) => [name, placedValue(each, at)]);
+    return fields.some(([, each]) => each === null) ? null : ["fields", fields];
+  }
+  return null;
+}
+
+/** The match value `placedValue` wrote as places, at the positions `places` holds. */
+function madeValue(placed, places, buffer) {
+  if (placed === ANY) return placed;
+  const [kind, first, second] = placed;
+  if (kind === "open") return new Open(buffer, places[first]);
+  if (kind === "span") return bufferExact(buffer, places[first], places[second]);
+  if (kind === "fields") {
+    const fields = {};
+    for (const [name, each] of first) put(fields, name, madeValue(each, places, buffer));
+    return new Fields(fields);
+  }
+  return new Exact(null);
+}
+
 /** [REGEX-5] The match value of one possible match, as a description. */
 function matchValue(program, buffer, entry) {
   const names = Object.entries(program.names);
@@ -918,8 +974,7 @@ class Iterator {
       const [start, end] = entry[1];
       this.search = new Search(this.program, buffer, this.source.base, end, false, start === end);
     }
-    const [entries, more] = this.search.candidates();
-    const tails = distinct(entries.map((entry) => matchValue(this.program, buffer, entry)));
+    const [tails, more] = matches(this.program, this.search);
     if (more && !this.search.anchored) tails.push(ANY);
     return new Items(this.known, this.known.length, tails, more, this);
   }

@@ -685,7 +685,7 @@ class Memo {
         this.names = new Map();
         this.steps = new Map();
       }
-      name = { id: this.count++, entries, templates, chosen: null };
+      name = { id: this.count++, entries, templates, chosen: null, matches: null }; // matches: analysis.js
       this.names.set(text, name);
     }
     return name;
@@ -977,9 +977,32 @@ export class Search {
     this.idle = !this.anchored; // no thread but a fresh start's
   }
 
-  /** A match is certain: the search's result no longer depends on what follows. */
+  #entries;
+  #lazy = null; // [name, values, position] of entries not made yet (`entries`)
+
+  /** The live threads and the matches found, in priority order. After a feed that ends on a `Memo` name they are
+   * made from the name when first read: a search whose match values come from its name (`matches` in analysis.js)
+   * and whose next feed steps from the name needs none. */
+  get entries() {
+    if (this.#lazy !== null) this.makeEntries();
+    return this.#entries;
+  }
+
+  set entries(entries) {
+    this.#lazy = null;
+    this.#entries = entries;
+  }
+
+  /** Make the entries the last feed left to be made, and with them the conditions they hold (`pending`). */
+  makeEntries() {
+    if (this.#lazy !== null) this.entries = this.materialize(...this.#lazy);
+  }
+
+  /** A match is certain: the search's result no longer depends on what follows (read from the name when the
+   * entries are not made). */
   get matched() {
-    return this.entries.length > 0 && this.entries[0][0] < 0 && this.entries[0][2].length === 0;
+    const entries = this.#lazy !== null ? this.#lazy[0].entries : this.#entries;
+    return entries.length > 0 && entries[0][0] < 0 && entries[0][2].length === 0;
   }
 
   /** The entries the final match can still come from, in priority order, and whether the search may also end with
@@ -1071,6 +1094,7 @@ export class Search {
             this.far = key < 0;
             if (state.templates.length > 0) {
               // the conditions the last feed left open are decided by this character
+              this.makeEntries();
               const first = char[0];
               for (const condition of this.pending) {
                 if (condition instanceof Lookahead && condition.program.starts.has(first)) this.far = true;
@@ -1099,7 +1123,7 @@ export class Search {
     this.position = end;
     if (stale) {
       this.pending.clear();
-      this.entries = this.materialize(state, values, index);
+      this.#lazy = [state, values, index]; // made when read
       this.named = state; // its conditions, made at the end of the text, are all undecided
       this.values = values;
     } else if (this.pending.size > 0) this.resolve();
