@@ -971,7 +971,7 @@ export class Search {
     this.looks = new Map();
     this.memoize = memoize; // take the steps `Memo` knows instead of running them
     this.far = false; // the step read past the next character: `Memo` does not keep it
-    this.named = null; // the `Memo` name of `entries`, whose conditions are `pending`
+    this.named = null; // the `Memo` name of `entries` (its conditions `pending` once made)
     this.values = []; // the positions at the name's older places
     this.entries = this.fresh(start);
     this.idle = !this.anchored; // no thread but a fresh start's
@@ -1123,8 +1123,8 @@ export class Search {
     this.position = end;
     if (stale) {
       this.pending.clear();
-      this.#lazy = [state, values, index]; // made when read
-      this.named = state; // its conditions, made at the end of the text, are all undecided
+      this.#lazy = [state, values, index]; // made when read, with its conditions: made at the end of the text,
+      this.named = state; // they are all undecided
       this.values = values;
     } else if (this.pending.size > 0) this.resolve();
   }

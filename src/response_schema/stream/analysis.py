@@ -798,14 +798,15 @@ def matches(pattern: re.Pattern[str], program: Program, search: Search) -> tuple
     per name, as places (``_placed_value``), and made again from the positions on the feeds that meet the name
     again (a steady stretch of text repeats a few names). Like the memo, they serve every stream of a process."""
     named = search.named
-    if named is not None and not search.matched:  # a certain match keeps its name while the position moves on
+    usable = named is not None and not search.matched  # a certain match keeps its name while the position moves on
+    if usable:
         known = _MATCHES.get(id(named))
         if known is not None and known[0] is named:
             places = (None, search.position, search.position - 1, *search.values)
             return [_made_value(each, places, search.buffer) for each in known[1]], known[2]
     entries, more = search.candidates()
     values = distinct([match_value(pattern, program, search.buffer, entry) for entry in entries])
-    if named is not None and not search.matched:
+    if usable:
         at = {position: place for place, position in enumerate(search.values, 3)}
         at[search.position], at[search.position - 1] = 1, 2
         placed = [_placed_value(each, at) for each in values]

@@ -844,7 +844,7 @@ class Search:
         self._looks: dict[tuple[int, int, bool], Condition] = {}
         self.memoize = memoize  # take the steps ``Memo`` knows instead of running them
         self._far = False  # the step read past the next character: ``Memo`` does not keep it
-        self.named: tuple[Any, ...] | None = None  # the ``Memo`` name of ``entries``, whose conditions are ``pending``
+        self.named: tuple[Any, ...] | None = None  # the ``Memo`` name of ``entries`` (conditions ``pending`` once made)
         self.values: tuple[int, ...] = ()  # the positions at the name's older places
         self._lazy: tuple[Any, ...] | None = None  # (name, values, position) of entries not made yet (``entries``)
         self._entries = self._fresh(start)
@@ -971,8 +971,8 @@ class Search:
         self.position = end
         if stale and state is not None:
             self.pending.clear()
-            self._lazy = (state, values, index)  # made when read
-            self.named, self.values = state, values  # its conditions, made at the end of the text, are all undecided
+            self._lazy = (state, values, index)  # made when read, with its conditions: made at the end of the text,
+            self.named, self.values = state, values  # they are all undecided
         elif self.pending:
             self._resolve()
 
