@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 MAX_JSON_DEPTH = 256  # [LIMIT-2]
@@ -116,18 +117,22 @@ def too_deep(text: str, limit: int) -> bool:
     return False
 
 
-_GEMMA_STRING = re.compile(r'<\|"\|>(.*?)<\|"\|>', re.DOTALL)
+_GEMMA_QUOTE = '<|"|>'
 _GEMMA_BARE_KEY = re.compile(r"(?<=[{,])(\w+):")
 
 
 def gemma4_to_json(text: str) -> str:
     """Rewrite Gemma 4 tool-call arguments as JSON text ([GEMMA-1], [GEMMA-2]): each <|"|>-quoted string
-    becomes a JSON string, and outside those strings each bare key right after "{" or "," is quoted."""
-    parts: list[str] = []
-    position = 0
-    for match in _GEMMA_STRING.finditer(text):
-        parts.append(_GEMMA_BARE_KEY.sub(r'"\1":', text[position : match.start()]))
-        parts.append(json.dumps(match.group(1)))
-        position = match.end()
-    parts.append(_GEMMA_BARE_KEY.sub(r'"\1":', text[position:]))
-    return "".join(parts)
+    becomes a JSON string, and outside those strings each bare key right after "{" or "," is quoted.
+
+    The quotes pair up in order (no two occurrences of <|"|> overlap), so the text split at them alternates
+    between outside and inside; a last quote without a partner is outside text, as it was."""
+    pieces = text.split(_GEMMA_QUOTE)
+    if len(pieces) % 2 == 0:  # an odd number of quotes: the last one opens no string
+        pieces[-2:] = [pieces[-2] + _GEMMA_QUOTE + pieces[-1]]
+    for index in range(0, len(pieces), 2):
+        if ":" in pieces[index]:
+            pieces[index] = _GEMMA_BARE_KEY.sub(r'"\1":', pieces[index])
+    for index in range(1, len(pieces), 2):
+        pieces[index] = encode_basestring_ascii(pieces[index])  # what json.dumps gives for a string
+    return "".join(pieces)
