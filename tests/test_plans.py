@@ -80,6 +80,18 @@ SHAPES = [
     r"a\s*a \s*(.*?)b",
     r"<a>((?:(?!<b>).)*?\s*</a>)",
     r"<a>(.*?(?:</a>|(?=<b>)|$))",
+    # the open shape: any head without groups, then (Q.*?) or .*?, stops with $ among them; heads that may match
+    # empty text (re then decides the texts where a match is empty), a head re must backtrack in, a class
+    r"(?:`(?:j)?|<s>(?=\s*\{)|\n(?=\s*\{))\s*(.*?)\s*(?:`|$)",
+    r"f(\[.*?)\s*(?:<e>|$)",
+    r"^(?:\s*(?=\{\s*\"(?:n|t)\"\s*:)|(?:(?!<p>).)*<p>\s*)(.*?)\s*(?:<e>|<f>|$)",
+    r"^(?:(?!<t>).)*?<h>\s*(.*?)\s*(?:</h>|(?=<e>|<h>)|$)",
+    r"(?:<s>a)?(?:\s*t=[^<]*<c>[^<]*|<c>[^<]*t=[^<]*)<m>.*?(?:<e>|$)",
+    r"((?:t=\w+\s*<c>\w+|<c>\w+ t=\w+)[^<]*<m>.*?)(?:<e>|<f>|$)",
+    r"(?:a|)(.*?)(?:b|$)",
+    r"x?.*?$",
+    r"[ab]*(.*?)\s*$",
+    r"^\s*(.*?)\s*$",
 ]
 
 NO_PLAN = [
@@ -103,12 +115,17 @@ NO_PLAN = [
     r"<a>.(.*?)</a>",  # a body that is no lazy dot
     r"^(?:<a>)(.*)$",  # a head that is not optional
     r"^\s*(?:a)\s*$",  # a whole that is not captured
-    r"^\s*(.*?)\s*$",  # a whole that is not tempered
     r"^\s*((?:(?!a)x)*?)\s*$",  # a tempered step that is no dot
     r"<a>(.*?)(</a>)",  # a stop captured
     r"<a>(?:(?!b)x)*?</a>",  # a tempered body whose step is no dot
     r"<a>(.*?)</a>.",  # more after the stop
     r"^(?:<a>(.*?)</b>)?(.*)$",  # an optional head that captures: group 1 is not the rest
+    r"<a>[^<]*(.*?)</a>",  # an open head without $ among the stops
+    r"<a>[^<]*((?:(?!<b>).)*?)(?:</a>|$)",  # an open head before a tempered body
+    r"(x)[^<]*(.*?)(?:</a>|$)",  # an open head with a group
+    r"[^<]*(.*?(?:</a>|$))",  # an open head, the group through its stop
+    r"[^<]*(x.*?y)(?:</a>|$)",  # more in the group after the lazy body
+    r"<a>|[^<]*(.*?)$",  # an alternation of the whole
 ]
 
 SPACES = [" ", "\n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", " \n", "\n\n"]

@@ -15,10 +15,15 @@ changes whether what follows matches):
 - *rest*: ``^(?:R)?(.*)$`` with ``R`` a region: the text after ``R`` when it matches at the start, or all of it.
 - *free*: ``^\\s*((?:(?!L).)*?)\\s*$``: the text stripped of whitespace, when it holds none of the literals.
 - a single literal, replaced: ``str.replace``.
+- *open*: ``H (Q .*?) [\\s*] S`` or ``H .*? [\\s*] S`` with ``H`` and ``Q`` any patterns without groups and
+  ``S`` as in a region with ``$`` among the stops: the lazy body can always reach ``$``, so the match starts
+  where ``H`` first matches, and ``re`` runs ``H`` alone; the body and the stops are found as in a region. When
+  such a match is empty (``H`` may match empty text), ``re`` takes over that text: its rules after an empty match
+  differ.
 
-Anything else (classes outside a lookahead, other escapes and quantifiers, named groups, inline flags) has no plan
-and runs with ``re``. The walk never uses plans: tests/test_plans.py compares every shape with ``re`` on generated
-texts, and tests/test_fast.py the fast path with the walk."""
+Anything else (outside an open shape's head: classes outside a lookahead, other escapes and quantifiers, named
+groups; inline flags anywhere) has no plan and runs with ``re``. The walk never uses plans: tests/test_plans.py
+compares every shape with ``re`` on generated texts, and tests/test_fast.py the fast path with the walk."""
 
 from __future__ import annotations
 
@@ -138,11 +143,7 @@ def _closing(source: str, at: int) -> int:
             at += 2
             continue
         if char == "[":
-            at += 1
-            at += source.startswith("^", at)
-            at += source.startswith("]", at)  # a "]" first is a literal
-            while at < len(source) and source[at] != "]":
-                at += 2 if source[at] == "\\" else 1
+            at = _class_end(source, at)
         elif char == "(":
             depth += 1
         elif char == ")":
@@ -150,6 +151,39 @@ def _closing(source: str, at: int) -> int:
             if depth == 0:
                 return at
         at += 1
+    raise _NoPlan
+
+
+def _class_end(source: str, at: int) -> int:
+    """Where the class that opens at ``at`` closes (its "]")."""
+    at += 1
+    at += source.startswith("^", at)
+    at += source.startswith("]", at)  # a "]" first is a literal
+    while at < len(source) and source[at] != "]":
+        at += 2 if source[at] == "\\" else 1
+    return at
+
+
+def _top_body(source: str) -> int:
+    """Where the first capturing group or lazy ``.*?`` at the top level of ``source`` starts (escapes, classes and
+    other groups skipped); _NoPlan when there is none, or an alternation of the whole comes first."""
+    at = 0
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            at += 2
+        elif char == "[":
+            at = _class_end(source, at) + 1
+        elif char == "(":
+            if not source.startswith("(?", at):
+                return at
+            at = _closing(source, at + 1) + 1
+        elif char == "|":
+            raise _NoPlan
+        elif source.startswith(".*?", at):
+            return at
+        else:
+            at += 1
     raise _NoPlan
 
 
@@ -386,31 +420,41 @@ class Plan:
 
 def _region_plan(items: list[Item]) -> Plan:
     region = Region(items)
+    return _matches_plan(region.match, region.captured, None)
+
+
+def _matches_plan(match: Callable[[str, int], tuple[int, int, int, int] | None], captured: bool, pattern: Any) -> Plan:
+    """The plan of a pattern whose leftmost match from a position ``match`` gives as (start, group start, group
+    end, end). When a match may be empty (``pattern`` given), a text where one is met is left to re: after an
+    empty match, re's rules for the next one differ ([RE-6])."""
     plan = Plan()
 
     def search(text: str) -> Any:
-        found = region.match(text, 0)
+        found = match(text, 0)
         return NO_MATCH if found is None else text[found[1] : found[2]]
 
-    def finditer(text: str) -> list[Any]:  # [RE-6]: a match is never empty (its opener is not)
+    def finditer(text: str) -> list[Any]:
         groups: list[Any] = []
         at = 0
         while True:
-            found = region.match(text, at)
+            found = match(text, at)
             if found is None:
                 return groups
+            if found[0] == found[3]:
+                return [each.group(1) for each in pattern.finditer(text)]
             groups.append(text[found[1] : found[2]])
             at = found[3]
 
     def replace(replacement: str) -> Callable[[str], str]:
         def sub(text: str) -> str:
-            match = region.match
             found = match(text, 0)
             if found is None:
                 return text
             pieces: list[str] = []
             at = 0
             while found is not None:
+                if found[0] == found[3]:
+                    return pattern.sub(replacement, text)  # type: ignore[no-any-return]
                 pieces += (text[at : found[0]], replacement)
                 at = found[3]
                 found = match(text, at)
@@ -419,10 +463,71 @@ def _region_plan(items: list[Item]) -> Plan:
 
         return sub
 
-    if region.captured:
+    if captured:
         plan.search, plan.finditer = search, finditer
     plan.replace = replace
     return plan
+
+
+def _open_plan(pattern: re.Pattern[str]) -> Plan:
+    """The open shape: ``H (Q .*?) [\\s*] S`` or ``H .*? [\\s*] S``, where ``H`` and ``Q`` are any patterns without
+    groups (``Q`` may be empty) and ``S`` stops with $ among them. Whatever ``H`` matches, the rest matches after
+    it (the lazy ``.*?`` can reach $), so the leftmost match starts where ``H`` matches first, the way ``H`` takes
+    there: ``re`` runs ``H (Q)``, and the stops are found as in a region."""
+    source = pattern.pattern
+    if pattern.flags != re.DOTALL | re.UNICODE or not isinstance(source, str):
+        raise _NoPlan
+    body = _top_body(source)
+    if source.startswith("(", body):
+        close = _closing(source, body + 1)
+        inside = source[body + 1 : close]
+        lazy = _top_body(inside)
+        if inside[lazy:] != ".*?":
+            raise _NoPlan
+        head_source, tail, captured = f"{source[:body]}({inside[:lazy]})", source[close + 1 :], True
+    else:
+        head_source, tail, captured = f"{source[:body]}()", source[body + 3 :], False
+    try:
+        head = re.compile(head_source, re.DOTALL)
+    except re.error:
+        raise _NoPlan from None
+    if head.groups != 1:
+        raise _NoPlan  # H or Q has groups
+    reader = _Reader(tail)
+    try:
+        alternatives = reader.alternatives()
+    except IndexError:
+        raise _NoPlan from None
+    if len(alternatives) != 1 or reader.at != len(tail):
+        raise _NoPlan
+    items = alternatives[0]
+    trail = items[:1] == [("ws",)]
+    if len(items) != 1 + trail:
+        raise _NoPlan
+    stops = _stops(items[-1])
+    if ("end", "") not in stops:
+        raise _NoPlan  # a head whose match fails would send the backtracking into it
+    literals = [(literal, kind == "eat") for kind, literal in stops if kind != "end"]
+    find = _Literals(literals).find if literals else _nowhere_found
+    opener = head.search
+
+    def match(text: str, at: int) -> tuple[int, int, int, int] | None:
+        opened = opener(text, at)
+        if opened is None:
+            return None
+        begin, inner = opened.span()
+        first, finish = find(text, inner)
+        size = len(text)  # $ as in a region
+        end = size - 1 if not trail and size > inner and text[size - 1] == "\n" else size
+        if first < 0 or end < first:
+            first = finish = end
+        return begin, opened.start(1), _back(text, first, inner) if trail else first, finish
+
+    return _matches_plan(match, captured, pattern)
+
+
+def _nowhere_found(text: str, at: int) -> tuple[int, int]:
+    return -1, -1
 
 
 def _rest_plan(items: list[Item]) -> Plan:
@@ -481,15 +586,20 @@ def _replace_plan(items: list[Item]) -> Plan:
 def plan(pattern: re.Pattern[str]) -> Plan | None:
     """The plan of a pattern of one of the shapes, or None."""
     try:
-        items = _read(pattern)
+        items: list[Item] | None = _read(pattern)
     except _NoPlan:
-        return None
+        items = None
     for make in (_region_plan, _rest_plan, _free_plan, _replace_plan):
+        if items is None:
+            break
         try:
             return make(items)
         except _NoPlan:
             continue
-    return None
+    try:
+        return _open_plan(pattern)
+    except _NoPlan:
+        return None
 
 
 def substitution(pattern: re.Pattern[str], replacement: str) -> Callable[[str], str] | None:
