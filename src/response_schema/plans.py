@@ -508,7 +508,11 @@ def _open_plan(pattern: re.Pattern[str]) -> Plan:
     if ("end", "") not in stops:
         raise _NoPlan  # a head whose match fails would send the backtracking into it
     literals = [(literal, kind == "eat") for kind, literal in stops if kind != "end"]
-    find = _Literals(literals).find if literals else _nowhere_found
+    stop = _Literals(literals) if literals else None
+    one = stop.one if stop is not None else None
+    length = stop.length if stop is not None else {}
+    search = stop.pattern.search if stop is not None and one is None else None
+    eaten = length[one] if one is not None else 0
     opener = head.search
 
     def match(text: str, at: int) -> tuple[int, int, int, int] | None:
@@ -516,7 +520,15 @@ def _open_plan(pattern: re.Pattern[str]) -> Plan:
         if opened is None:
             return None
         begin, inner = opened.span()
-        first, finish = find(text, inner)
+        first = finish = -1
+        if one is not None:
+            first = text.find(one, inner)
+            finish = first + eaten
+        elif search is not None:
+            found = search(text, inner)
+            if found is not None:
+                first = found.start()
+                finish = first + length[found.group()]
         size = len(text)  # $ as in a region
         end = size - 1 if not trail and size > inner and text[size - 1] == "\n" else size
         if first < 0 or end < first:
@@ -524,10 +536,6 @@ def _open_plan(pattern: re.Pattern[str]) -> Plan:
         return begin, opened.start(1), _back(text, first, inner) if trail else first, finish
 
     return _matches_plan(match, captured, pattern)
-
-
-def _nowhere_found(text: str, at: int) -> tuple[int, int]:
-    return -1, -1
 
 
 def _rest_plan(items: list[Item]) -> Plan:
