@@ -85,8 +85,10 @@ def test_parser_is_thread_safe() -> None:
 def test_parse_caches_compiled_schemas() -> None:
     schema = {"type": "string", "x-regex": "(b+)"}
     assert rs.parse(schema, "abbc") == "bb"
+    assert rs.compiled(copy.deepcopy(schema)) is rs.compiled(schema)  # the last call's key, served at once
+    assert rs.parse({"type": "string", "x-regex": "(a+)"}, "abbc") == "a"
     hits = rs._compiled.cache_info().hits
-    assert rs.parse(schema, "abbbc") == "bbb"
+    assert rs.parse(schema, "abbbc") == "bbb"  # an earlier schema: from the cache of the last 256
     assert rs._compiled.cache_info().hits == hits + 1
     schema["x-regex"] = "(c+)"  # a changed schema is a new cache key
     assert rs.parse(schema, "abbc") == "c"

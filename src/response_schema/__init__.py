@@ -67,12 +67,22 @@ def compiled(schema: dict[str, Any]) -> Parser:
     """``compile(schema)``, or the parser compiled for an equal schema among the last 256 distinct ones.
 
     The cache key is the schema's ``marshal`` serialization: equal keys mean equal values of equal types
-    (``1``, ``1.0`` and ``True`` differ), so a schema mutated after a call is never served a stale parser."""
+    (``1``, ``1.0`` and ``True`` differ), so a schema mutated after a call is never served a stale parser. A key
+    equal to the last call's is served without hashing it (the common case: one schema, many outputs)."""
+    global _last
     try:
         key = marshal.dumps(schema)
     except ValueError:  # not plain data (native objects, cycles): compile() says what is wrong with it
         return compile(schema)
-    return _compiled(key)
+    last = _last
+    if last is not None and key == last[0]:
+        return last[1]
+    parser = _compiled(key)
+    _last = (key, parser)
+    return parser
+
+
+_last: tuple[bytes, Parser] | None = None  # the last call's key and parser (one tuple: threads see a pair)
 
 
 @functools.lru_cache(maxsize=256)
