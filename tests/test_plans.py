@@ -92,6 +92,16 @@ SHAPES = [
     r"x?.*?$",
     r"[ab]*(.*?)\s*$",
     r"^\s*(.*?)\s*$",
+    # the marked shape: a lazy body and stops with $ that end every alternative around them, alone or in a rest
+    r"^\s*(?:<a>.*?(?:</a>|(?=<b>)|$)|</a>)",
+    r"(?:x|<a>.*?\s*(?:</a>|$))",
+    r"(?:<a>(?:<b>.*?$)?|<c>)",
+    r"<a>.*?(?:</a>|$)|<b>",
+    r"[^<]*<a>.*?\s*(?:</a>|(?=<b>)|$)",
+    r"(?:y|)(?:<a>.*?(?:</a>|$)|z)",
+    r"^(?:^\s*(?:<a>.*?(?:</a>|(?=<b>)|$)|</a>))?(.*)$",
+    r"^(?:(?:(?!<t>).)*?<a>.*?(?:</a>|(?=<b>)|$))?(.*)$",
+    r"^(?:x?(?:<a>.*?\s*$|<b>))?(.*)$",
 ]
 
 NO_PLAN = [
@@ -126,6 +136,12 @@ NO_PLAN = [
     r"[^<]*(.*?(?:</a>|$))",  # an open head, the group through its stop
     r"[^<]*(x.*?y)(?:</a>|$)",  # more in the group after the lazy body
     r"<a>|[^<]*(.*?)$",  # an alternation of the whole
+    r"(?:<a>.*?(?:</a>|$))*",  # a marked body in a repeated group
+    r"(?:<a>.*?(?:</a>|$))??",  # in a group tried empty first
+    r"(?:<a>.*?(?:</a>|$))x",  # with more after it
+    r"(?=<a>.*?$)<b>",  # in a lookahead
+    r"(x)(?:<a>.*?(?:</a>|$))",  # with a group
+    r"^(?:<a>.*?(?:</a>|$))?(.*)x$",  # a rest that is not the rest
 ]
 
 SPACES = [" ", "\n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", " \n", "\n\n"]

@@ -15,15 +15,21 @@ changes whether what follows matches):
 - *rest*: ``^(?:R)?(.*)$`` with ``R`` a region: the text after ``R`` when it matches at the start, or all of it.
 - *free*: ``^\\s*((?:(?!L).)*?)\\s*$``: the text stripped of whitespace, when it holds none of the literals.
 - a single literal, replaced: ``str.replace``.
-- *open*: ``H (Q .*?) [\\s*] S`` or ``H .*? [\\s*] S`` with ``H`` and ``Q`` any patterns without groups and
-  ``S`` as in a region with ``$`` among the stops: the lazy body can always reach ``$``, so the match starts
-  where ``H`` first matches, and ``re`` runs ``H`` alone; the body and the stops are found as in a region. When
-  such a match is empty (``H`` may match empty text), ``re`` takes over that text: its rules after an empty match
-  differ.
+- *open*: ``H (Q .*?) [\\s*] S`` with ``H`` and ``Q`` any patterns without groups and ``S`` as in a region with ``$``
+  among the stops: the lazy body can always reach ``$``, so the match starts where ``H`` first matches, and ``re``
+  runs ``H`` alone; the body and the stops are found as in a region.
+- *marked*: a pattern without groups in which a lazy ``.*? [\\s*] S`` (``$`` among the stops) ends its alternative
+  and every one around it, ``^\\s*(?:<a>.*?(?:</a>|$)|</a>)``, and the rest shape ``^(?:X)?(.*)$`` of such an ``X``:
+  ``re`` runs the pattern with the body and stops cut out and an empty group in their place, and where that group
+  took part the stops are found from it.
 
-Anything else (outside an open shape's head: classes outside a lookahead, other escapes and quantifiers, named
-groups; inline flags anywhere) has no plan and runs with ``re``. The walk never uses plans: tests/test_plans.py
-compares every shape with ``re`` on generated texts, and tests/test_fast.py the fast path with the walk."""
+When a match of the last two is empty (``H`` may match empty text), ``re`` takes over that text: its rules after an
+empty match differ.
+
+Anything else (outside the parts of an open or marked pattern that ``re`` runs: classes outside a lookahead, other
+escapes and quantifiers, named groups; inline flags anywhere) has no plan and runs with ``re``. The walk never uses
+plans: tests/test_plans.py compares every shape with ``re`` on generated texts, and tests/test_fast.py the fast
+path with the walk."""
 
 from __future__ import annotations
 
@@ -470,56 +476,109 @@ def _matches_plan(match: Callable[[str, int], tuple[int, int, int, int] | None],
 
 
 def _open_plan(pattern: re.Pattern[str]) -> Plan:
-    """The open shape: ``H (Q .*?) [\\s*] S`` or ``H .*? [\\s*] S``, where ``H`` and ``Q`` are any patterns without
-    groups (``Q`` may be empty) and ``S`` stops with $ among them. Whatever ``H`` matches, the rest matches after
-    it (the lazy ``.*?`` can reach $), so the leftmost match starts where ``H`` matches first, the way ``H`` takes
-    there: ``re`` runs ``H (Q)``, and the stops are found as in a region."""
-    source = pattern.pattern
-    if pattern.flags != re.DOTALL | re.UNICODE or not isinstance(source, str):
-        raise _NoPlan
+    """The open shape: ``H (Q .*?) [\\s*] S``, where ``H`` and ``Q`` are any patterns without groups (``Q`` may be
+    empty) and ``S`` stops with $ among them. Whatever ``H`` matches, the rest matches after it (the lazy ``.*?``
+    can reach $), so the leftmost match starts where ``H`` matches first, the way ``H`` takes there: ``re`` runs
+    ``H (Q)``, and the stops are found as in a region (``_ends``)."""
+    source = _source(pattern)
     body = _top_body(source)
-    if source.startswith("(", body):
-        close = _closing(source, body + 1)
-        inside = source[body + 1 : close]
-        lazy = _top_body(inside)
-        if inside[lazy:] != ".*?":
-            raise _NoPlan
-        head_source, tail, captured = f"{source[:body]}({inside[:lazy]})", source[close + 1 :], True
-    else:
-        head_source, tail, captured = f"{source[:body]}()", source[body + 3 :], False
-    try:
-        head = re.compile(head_source, re.DOTALL)
-    except re.error:
-        raise _NoPlan from None
-    if head.groups != 1:
-        raise _NoPlan  # H or Q has groups
-    reader = _Reader(tail)
-    try:
-        alternatives = reader.alternatives()
-    except IndexError:
-        raise _NoPlan from None
-    if len(alternatives) != 1 or reader.at != len(tail):
+    if not source.startswith("(", body):
+        raise _NoPlan  # no group: the marked shape
+    close = _closing(source, body + 1)
+    inside = source[body + 1 : close]
+    lazy = _top_body(inside)
+    if inside[lazy:] != ".*?":
         raise _NoPlan
-    items = alternatives[0]
-    trail = items[:1] == [("ws",)]
-    if len(items) != 1 + trail:
+    head = _compiled(f"{source[:body]}({inside[:lazy]})")  # H or Q with groups has no plan
+    reader = _Reader(source)
+    reader.at = close + 1
+    ends = _ends(reader)
+    if reader.at != len(source):
         raise _NoPlan
-    stops = _stops(items[-1])
-    if ("end", "") not in stops:
-        raise _NoPlan  # a head whose match fails would send the backtracking into it
-    literals = [(literal, kind == "eat") for kind, literal in stops if kind != "end"]
-    stop = _Literals(literals) if literals else None
-    one = stop.one if stop is not None else None
-    length = stop.length if stop is not None else {}
-    search = stop.pattern.search if stop is not None and one is None else None
-    eaten = length[one] if one is not None else 0
     opener = head.search
 
     def match(text: str, at: int) -> tuple[int, int, int, int] | None:
         opened = opener(text, at)
         if opened is None:
             return None
-        begin, inner = opened.span()
+        inner = opened.end()
+        close, finish = ends(text, inner)
+        return opened.start(), opened.start(1), close, finish
+
+    return _matches_plan(match, True, pattern)
+
+
+def _marked(source: str, anchored: bool) -> Callable[[str, int], tuple[int, int, int, int] | None]:
+    """The marked shape: a pattern without groups in which a lazy ``.*? [\\s*] S``, with $ among the stops ``S``,
+    ends its alternative and every alternative around it up to the whole (``^\\s*(?:<a>.*?(?:</a>|$)|</a>)``).
+    Once the body is reached the match is certain (it can run to $), so ``re`` runs the pattern with the body and
+    its stops cut out and an empty group, the mark, in their place; where the mark took part, the stops are found
+    from it as in a region. ``match(text, at)`` as a region's (the group's positions are the match's)."""
+    groups = _groups(source)
+    for body in _lazy_bodies(source):
+        reader = _Reader(source)
+        reader.at = body + 3
+        try:
+            ends = _ends(reader)
+            _completes(source, reader.at, body, groups)
+        except (_NoPlan, IndexError):
+            continue
+        head = _compiled(source[:body] + "()" + source[reader.at :])
+        break
+    else:
+        raise _NoPlan
+    opener = head.match if anchored else head.search
+
+    def match(text: str, at: int) -> tuple[int, int, int, int] | None:
+        opened = opener(text, at)
+        if opened is None:
+            return None
+        begin, inner = opened.start(), opened.start(1)
+        if inner < 0:  # an alternative without the body
+            return begin, begin, opened.end(), opened.end()
+        finish = ends(text, inner)[1]
+        return begin, begin, finish, finish
+
+    return match
+
+
+def _marked_plan(pattern: re.Pattern[str]) -> Plan:
+    return _matches_plan(_marked(_source(pattern), False), False, pattern)
+
+
+def _source(pattern: re.Pattern[str]) -> str:
+    if pattern.flags != re.DOTALL | re.UNICODE or not isinstance(pattern.pattern, str):
+        raise _NoPlan  # [REGEX-1] DOTALL alone
+    return pattern.pattern
+
+
+def _compiled(source: str) -> re.Pattern[str]:
+    """A head: compiled with one group, its mark."""
+    try:
+        head = re.compile(source, re.DOTALL)
+    except re.error:
+        raise _NoPlan from None
+    if head.groups != 1:
+        raise _NoPlan
+    return head
+
+
+def _ends(reader: _Reader) -> Callable[[str, int], tuple[int, int]]:
+    """Read ``[\\s*] S`` after a lazy body, ``S`` stops with $ among them: where the body that starts at a position
+    ends (before the whitespace) and where the match ends, as in a region."""
+    item = reader.item()
+    trail = item == ("ws",)
+    stops = _stops(reader.item() if trail else item)
+    if ("end", "") not in stops:
+        raise _NoPlan  # a match that may fail after the body would send the backtracking back before it
+    literals = [(literal, kind == "eat") for kind, literal in stops if kind != "end"]
+    stop = _Literals(literals) if literals else None
+    one = stop.one if stop is not None else None
+    length = stop.length if stop is not None else {}
+    search = stop.pattern.search if stop is not None and one is None else None
+    eaten = length[one] if one is not None else 0
+
+    def ends(text: str, inner: int) -> tuple[int, int]:
         first = finish = -1
         if one is not None:
             first = text.find(one, inner)
@@ -533,9 +592,59 @@ def _open_plan(pattern: re.Pattern[str]) -> Plan:
         end = size - 1 if not trail and size > inner and text[size - 1] == "\n" else size
         if first < 0 or end < first:
             first = finish = end
-        return begin, opened.start(1), _back(text, first, inner) if trail else first, finish
+        return _back(text, first, inner) if trail else first, finish
 
-    return _matches_plan(match, captured, pattern)
+    return ends
+
+
+def _groups(source: str) -> list[tuple[int, int]]:
+    """Where each group of a pattern opens and closes (escapes and classes skipped)."""
+    groups, opened, at = [], [], 0
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            at += 1
+        elif char == "[":
+            at = _class_end(source, at)
+        elif char == "(":
+            opened.append(at)
+        elif char == ")":
+            groups.append((opened.pop(), at))
+        at += 1
+    return groups
+
+
+def _lazy_bodies(source: str) -> list[int]:
+    """Where ``.*?`` stands in a pattern (escapes and classes skipped)."""
+    found, at = [], 0
+    while at < len(source):
+        if source[at] == "\\":
+            at += 2
+        elif source[at] == "[":
+            at = _class_end(source, at) + 1
+        else:
+            if source.startswith(".*?", at):
+                found.append(at)
+            at += 1
+    return found
+
+
+def _completes(source: str, at: int, body: int, groups: list[tuple[int, int]]) -> None:
+    """_NoPlan unless from ``at`` (after a body's stops) the pattern only closes the groups around the body, each a
+    plain ``(?:...)`` or ``(?:...)?``, or goes on to other alternatives: nothing follows the body in sequence."""
+    while True:
+        around = [(start, end) for start, end in groups if start < body and at <= end]
+        if not around:
+            if source[at : at + 1] in ("", "|"):
+                return  # the whole pattern: the other alternatives are tried only where this one fails
+            raise _NoPlan
+        start, end = max(around)
+        if source[at:end][:1] not in ("", "|") or not source.startswith("(?:", start):
+            raise _NoPlan
+        at = end + 1
+        if source.startswith("??", at) or source[at : at + 1] in ("*", "+", "{"):
+            raise _NoPlan  # repeated, or tried empty first
+        at += source.startswith("?", at)
 
 
 def _rest_plan(items: list[Item]) -> Plan:
@@ -550,6 +659,23 @@ def _rest_plan(items: list[Item]) -> Plan:
 
     def search(text: str) -> Any:
         found = region.match(text, 0)
+        return text if found is None else text[found[3] :]  # (.*)$ takes the rest whole
+
+    plan.search = search
+    return plan
+
+
+def _marked_rest_plan(pattern: re.Pattern[str]) -> Plan:
+    """The rest shape ``^(?:X)?(.*)$`` with ``X`` of the marked shape: the text after ``X`` when it matches at the
+    start, or all of it."""
+    source = _source(pattern)
+    if not source.startswith("^(?:") or not source.endswith(")?(.*)$") or _closing(source, 2) != len(source) - 7:
+        raise _NoPlan
+    match = _marked(source[4:-7], True)
+    plan = Plan()
+
+    def search(text: str) -> Any:
+        found = match(text, 0)
         return text if found is None else text[found[3] :]  # (.*)$ takes the rest whole
 
     plan.search = search
@@ -604,10 +730,12 @@ def plan(pattern: re.Pattern[str]) -> Plan | None:
             return make(items)
         except _NoPlan:
             continue
-    try:
-        return _open_plan(pattern)
-    except _NoPlan:
-        return None
+    for make_from_pattern in (_open_plan, _marked_plan, _marked_rest_plan):
+        try:
+            return make_from_pattern(pattern)
+        except _NoPlan:
+            continue
+    return None
 
 
 def substitution(pattern: re.Pattern[str], replacement: str) -> Callable[[str], str] | None:
