@@ -102,6 +102,24 @@ SHAPES = [
     r"^(?:^\s*(?:<a>.*?(?:</a>|(?=<b>)|$)|</a>))?(.*)$",
     r"^(?:(?:(?!<t>).)*?<a>.*?(?:</a>|(?=<b>)|$))?(.*)$",
     r"^(?:x?(?:<a>.*?\s*$|<b>))?(.*)$",
+    # stops without $: where none comes after the body, re decides; a newline before the stops
+    r"\n<a>(.*?)</a>",
+    r" <a>(.*?)</a>",
+    r"<a>?(.*?)</a>",
+    r"<a>(?<=a)(.*?)</a>",
+    r"(?:<a>|<b>)(.*?)</a>",
+    r"(?:<a>\s*|<b>)(.*?)</a>",
+    r"<a>.(.*?)</a>",
+    r"<a>[^<]*(.*?)</a>",
+    r"^\s*(?:<a>.*?(?:</a>|(?=<b>))|</a>)",
+    r"^(?:^\s*(?:<a>.*?</a>|</b>))?(.*)$",
+    r"[^<]*<a>\n?(.*?)\n?(?:</a>|(?=<b>))",
+    r"<a>(.*?)\n?</a>",
+    # the key-value shape: the open shape with the body (?P<value>.*?) and the head's group (?P<key>...)
+    r"<p=(?P<key>[^>\n]+)>\n?(?P<value>.*?)\n?(?:</p>|(?=<p=|</f>))",
+    r"<k>(?P<key>.*?)</k>\s*<v>(?P<value>.*?)(?:</v>|(?=<k>)|$)",
+    r"(?:<k>(?P<key>\w+))?=(?P<value>.*?)(?:;|$)",
+    r"x|<k>(?P<key>\w*)(?P<value>.*?)\s*</k>",
 ]
 
 NO_PLAN = [
@@ -109,20 +127,13 @@ NO_PLAN = [
     r"(?i)<a>(.*?)</a>",  # inline flags
     r"<a>([^<]*?)</a>",  # a class outside a lookahead
     r"<a>(.*?)\1",  # a backreference
-    r"\n<a>(.*?)</a>",  # an escape that is no punctuation
-    r" <a>(.*?)</a>",  # a literal that starts with whitespace
-    r"<a>?(.*?)</a>",  # a quantified literal
     r"<a>(.+?)</a>",  # another quantifier
     r"<a>(?=(x))(.*?)</a>",  # a group inside a guard
-    r"<a>(?<=a)(.*?)</a>",  # a lookbehind
-    r"(?:<a>|<b>)(.*?)</a>",  # openers sharing a region that may fail
     r"<a>(.*?)(?:</a>|x$)",  # a stop that is no literal
     r"<a>.*",  # runs as fast with re
     r"(x)(?=\1)",  # a guard that does not compile alone
-    r"(?:<a>\s*|<b>)(.*?)</a>",  # an opener that is no literal
     r"<a>(?:(?![^x]).)*?</a>",  # a tempered body held by a class
     r"^",  # no opener
-    r"<a>.(.*?)</a>",  # a body that is no lazy dot
     r"^(?:<a>)(.*)$",  # a head that is not optional
     r"^\s*(?:a)\s*$",  # a whole that is not captured
     r"^\s*((?:(?!a)x)*?)\s*$",  # a tempered step that is no dot
@@ -130,7 +141,6 @@ NO_PLAN = [
     r"<a>(?:(?!b)x)*?</a>",  # a tempered body whose step is no dot
     r"<a>(.*?)</a>.",  # more after the stop
     r"^(?:<a>(.*?)</b>)?(.*)$",  # an optional head that captures: group 1 is not the rest
-    r"<a>[^<]*(.*?)</a>",  # an open head without $ among the stops
     r"<a>[^<]*((?:(?!<b>).)*?)(?:</a>|$)",  # an open head before a tempered body
     r"(x)[^<]*(.*?)(?:</a>|$)",  # an open head with a group
     r"[^<]*(.*?(?:</a>|$))",  # an open head, the group through its stop
@@ -142,6 +152,10 @@ NO_PLAN = [
     r"(?=<a>.*?$)<b>",  # in a lookahead
     r"(x)(?:<a>.*?(?:</a>|$))",  # with a group
     r"^(?:<a>.*?(?:</a>|$))?(.*)x$",  # a rest that is not the rest
+    r"<a>(.*?)\n?(?:</a>|$)",  # a newline before $
+    r"<a>(.*?)\n?\s*</a>",  # a newline and whitespace
+    r"<k>(?P<value>.*?)(?P<key>\w)(?:</k>|$)",  # a key after the value
+    r"<k>(?P<key>\w)(?:(?P<value>.*?))(?:</k>|$)",  # a value inside a group
 ]
 
 SPACES = [" ", "\n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", " \n", "\n\n"]
@@ -179,7 +193,11 @@ def check(source: str, seed: int) -> int:
         if plan.replace is not None:
             for replacement in ("", "<R>"):
                 assert plan.replace(replacement)(text) == pattern.sub(replacement, text), (source, text)
+        if plan.pairs is not None:
+            found = [(match["key"], match["value"], match[0]) for match in pattern.finditer(text)]
+            assert plan.pairs(text) == found, (source, text)
     ways += (plan.search is not None) + (plan.finditer is not None) + (plan.replace is not None)
+    ways += plan.pairs is not None
     return ways
 
 

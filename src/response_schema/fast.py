@@ -21,6 +21,7 @@ from .walk import (
     boolean_value,
     fresh,
     integer_value,
+    key_value_pairs,
     key_values,
     mapped,
     match_value,
@@ -38,6 +39,7 @@ _HELPERS: dict[str, Any] = {
     "boolean_value": boolean_value,
     "fresh": fresh,
     "integer_value": integer_value,
+    "key_value_pairs": key_value_pairs,
     "key_values": key_values,
     "mapped": mapped,
     "match_value": match_value,
@@ -121,10 +123,14 @@ class _Source(generated.Source):
                 lines.append(f"c = [{value} for m in {self.constant('I', node.iterator.finditer)}(c)]")
             lines += ["if not c:", "    return None"]  # [ITER-4]
         if node.key_value is not None:  # [KV-3]
-            pairs = self.constant("P", node.key_value.finditer)
             if not text:
                 lines.append(f"need_string({this}, c, 'x-regex-key-value')")
-            lines += [f"c = key_values({this}, list({pairs}(c)))", "if not c:", "    return None"]  # [KV-5]
+            plan = plans.plan(node.key_value)
+            if plan is not None and plan.pairs is not None:
+                lines.append(f"c = key_value_pairs({this}, {self.constant('L', plan.pairs)}(c))")
+            else:
+                lines.append(f"c = key_values({this}, list({self.constant('P', node.key_value.finditer)}(c)))")
+            lines += ["if not c:", "    return None"]  # [KV-5]
             text = False
         if node.parser is not None:  # [PARSER-2]
             lines.append(f"c = parsed({this}, c)")

@@ -15,18 +15,21 @@ changes whether what follows matches):
 - *rest*: ``^(?:R)?(.*)$`` with ``R`` a region: the text after ``R`` when it matches at the start, or all of it.
 - *free*: ``^\\s*((?:(?!L).)*?)\\s*$``: the text stripped of whitespace, when it holds none of the literals.
 - a single literal, replaced: ``str.replace``.
-- *open*: ``H (Q .*?) [\\s*] S`` with ``H`` and ``Q`` any patterns without groups and ``S`` as in a region with ``$``
-  among the stops: the lazy body can always reach ``$``, so the match starts where ``H`` first matches, and ``re``
-  runs ``H`` alone; the body and the stops are found as in a region.
-- *marked*: a pattern without groups in which a lazy ``.*? [\\s*] S`` (``$`` among the stops) ends its alternative
-  and every one around it, ``^\\s*(?:<a>.*?(?:</a>|$)|</a>)``, and the rest shape ``^(?:X)?(.*)$`` of such an ``X``:
-  ``re`` runs the pattern with the body and stops cut out and an empty group in their place, and where that group
-  took part the stops are found from it.
+- *open*: ``H (Q .*?) [\\s*|\\n?] S`` with ``H`` and ``Q`` any patterns without groups and ``S`` as in a region:
+  once ``H`` matches, the match is the first way ``H`` takes at the first place it matches, when a stop comes after
+  the lazy body (always, with ``$`` among the stops), so ``re`` runs ``H`` alone and the stops are found as in a
+  region; where no stop comes, ``re`` decides.
+- *marked*: a pattern without groups in which a lazy ``.*? [\\s*|\\n?] S`` ends its alternative and every one
+  around it, ``^\\s*(?:<a>.*?(?:</a>|$)|</a>)``, and the rest shape ``^(?:X)?(.*)$`` of such an ``X``: ``re`` runs
+  the pattern with the body and stops cut out and an empty group in their place, and where that group took part
+  the stops are found from it, as in the open shape.
+- *key-value*: the open shape with the body ``(?P<value>.*?)`` and ``(?P<key>...)`` in the head, for
+  x-regex-key-value.
 
-When a match of the last two is empty (``H`` may match empty text), ``re`` takes over that text: its rules after an
-empty match differ.
+When a match of the last three is empty (``H`` may match empty text), ``re`` takes over that text: its rules after
+an empty match differ.
 
-Anything else (outside the parts of an open or marked pattern that ``re`` runs: classes outside a lookahead, other
+Anything else (outside the parts of the last three that ``re`` runs: classes outside a lookahead, other
 escapes and quantifiers, named groups; inline flags anywhere) has no plan and runs with ``re``. The walk never uses
 plans: tests/test_plans.py compares every shape with ``re`` on generated texts, and tests/test_fast.py the fast
 path with the walk."""
@@ -43,6 +46,7 @@ NO_MATCH: Any = object()  # what a plan's search gives when the pattern does not
 # ("dot",), ("begin",), ("end",), ("look", negate, alternatives or None, source) and
 # ("group", index or None, alternatives, quantifier "" | "?" | "*?").
 Item = tuple[Any, ...]
+Pair = tuple[Any, Any, str]  # the groups key and value of a match (None when one took no part) and its text
 
 
 class _NoPlan(Exception):
@@ -422,6 +426,7 @@ class Plan:
         self.search: Callable[[str], Any] | None = None  # group 1's text, or NO_MATCH
         self.finditer: Callable[[str], list[Any]] | None = None  # group 1's text of every match
         self.replace: Callable[[str], Callable[[str], str]] | None = None  # replacement -> (text -> text)
+        self.pairs: Callable[[str], list[Pair]] | None = None  # (key, value, whole match) of every match
 
 
 def _region_plan(items: list[Item]) -> Plan:
@@ -431,13 +436,18 @@ def _region_plan(items: list[Item]) -> Plan:
 
 def _matches_plan(match: Callable[[str, int], tuple[int, int, int, int] | None], captured: bool, pattern: Any) -> Plan:
     """The plan of a pattern whose leftmost match from a position ``match`` gives as (start, group start, group
-    end, end). When a match may be empty (``pattern`` given), a text where one is met is left to re: after an
-    empty match, re's rules for the next one differ ([RE-6])."""
+    end, end), or with an end of -1 when only ``re`` can tell (``_ends``): the text is then left to ``pattern``,
+    as it is when a match is empty (after an empty match, re's rules for the next one differ, [RE-6])."""
     plan = Plan()
 
     def search(text: str) -> Any:
         found = match(text, 0)
-        return NO_MATCH if found is None else text[found[1] : found[2]]
+        if found is None:
+            return NO_MATCH
+        if found[3] < 0:
+            matched = pattern.search(text)
+            return NO_MATCH if matched is None else matched.group(1)
+        return text[found[1] : found[2]]
 
     def finditer(text: str) -> list[Any]:
         groups: list[Any] = []
@@ -446,7 +456,7 @@ def _matches_plan(match: Callable[[str, int], tuple[int, int, int, int] | None],
             found = match(text, at)
             if found is None:
                 return groups
-            if found[0] == found[3]:
+            if found[0] == found[3] or found[3] < 0:
                 return [each.group(1) for each in pattern.finditer(text)]
             groups.append(text[found[1] : found[2]])
             at = found[3]
@@ -459,7 +469,7 @@ def _matches_plan(match: Callable[[str, int], tuple[int, int, int, int] | None],
             pieces: list[str] = []
             at = 0
             while found is not None:
-                if found[0] == found[3]:
+                if found[0] == found[3] or found[3] < 0:
                     return pattern.sub(replacement, text)  # type: ignore[no-any-return]
                 pieces += (text[at : found[0]], replacement)
                 at = found[3]
@@ -476,10 +486,10 @@ def _matches_plan(match: Callable[[str, int], tuple[int, int, int, int] | None],
 
 
 def _open_plan(pattern: re.Pattern[str]) -> Plan:
-    """The open shape: ``H (Q .*?) [\\s*] S``, where ``H`` and ``Q`` are any patterns without groups (``Q`` may be
-    empty) and ``S`` stops with $ among them. Whatever ``H`` matches, the rest matches after it (the lazy ``.*?``
-    can reach $), so the leftmost match starts where ``H`` matches first, the way ``H`` takes there: ``re`` runs
-    ``H (Q)``, and the stops are found as in a region (``_ends``)."""
+    """The open shape: ``H (Q .*?) [\\s*|\\n?] S``, where ``H`` and ``Q`` are any patterns without groups (``Q`` may
+    be empty) and ``S`` stops as in a region. No match starts before the first place where ``H`` matches, and there
+    the first way ``H`` takes gives the match when a stop comes after it (always with $ among the stops): ``re``
+    runs ``H (Q)``, and the stops are found as in a region (``_ends``); where none comes, ``re`` decides."""
     source = _source(pattern)
     body = _top_body(source)
     if not source.startswith("(", body):
@@ -509,11 +519,12 @@ def _open_plan(pattern: re.Pattern[str]) -> Plan:
 
 
 def _marked(source: str, anchored: bool) -> Callable[[str, int], tuple[int, int, int, int] | None]:
-    """The marked shape: a pattern without groups in which a lazy ``.*? [\\s*] S``, with $ among the stops ``S``,
-    ends its alternative and every alternative around it up to the whole (``^\\s*(?:<a>.*?(?:</a>|$)|</a>)``).
-    Once the body is reached the match is certain (it can run to $), so ``re`` runs the pattern with the body and
-    its stops cut out and an empty group, the mark, in their place; where the mark took part, the stops are found
-    from it as in a region. ``match(text, at)`` as a region's (the group's positions are the match's)."""
+    """The marked shape: a pattern without groups in which a lazy ``.*? [\\s*|\\n?] S`` ends its alternative and
+    every alternative around it up to the whole (``^\\s*(?:<a>.*?(?:</a>|$)|</a>)``). Once the body is reached,
+    where the first stop comes decides the match (with $ among the stops, it always comes), so ``re`` runs the
+    pattern with the body and its stops cut out and an empty group, the mark, in their place; where the mark took
+    part, the stops are found from it as in a region, and where none comes ``re`` decides. ``match(text, at)`` as a
+    region's (the group's positions are the match's)."""
     groups = _groups(source)
     for body in _lazy_bodies(source):
         reader = _Reader(source)
@@ -546,6 +557,46 @@ def _marked_plan(pattern: re.Pattern[str]) -> Plan:
     return _matches_plan(_marked(_source(pattern), False), False, pattern)
 
 
+def _pairs_plan(pattern: re.Pattern[str]) -> Plan:
+    """The key-value shape ([KV-3]): the open shape with the body ``(?P<value>.*?)``, at the top of the pattern,
+    and ``(?P<key>...)`` the head's one group: ``H (?P<value>.*?) [\\s*|\\n?] S``."""
+    source = _source(pattern)
+    if sorted(pattern.groupindex.items()) != [("key", 1), ("value", 2)] or pattern.groups != 2:
+        raise _NoPlan
+    groups = _groups(source)
+    body, close = next(((start, end) for start, end in groups if source.startswith("(?P<value>", start)), (0, 0))
+    if source[body + 10 : close] != ".*?" or any(start < body and close < end for start, end in groups):
+        raise _NoPlan  # another body, or one inside a group
+    try:
+        head = re.compile(source[:body] + "(?P<value>)", re.DOTALL)
+    except re.error:
+        raise _NoPlan from None
+    reader = _Reader(source)
+    reader.at = close + 1
+    ends = _ends(reader)
+    if reader.at != len(source):
+        raise _NoPlan
+    opener = head.search
+    plan = Plan()
+
+    def pairs(text: str) -> list[Pair]:
+        found: list[Pair] = []
+        at = 0
+        while True:
+            opened = opener(text, at)
+            if opened is None:
+                return found
+            begin, inner = opened.start(), opened.start(2)
+            close, finish = ends(text, inner) if inner >= 0 else (-1, -1)
+            if finish <= begin:  # re decides: no stop came, the body is another alternative's, or the match is empty
+                return [(each.group(1), each.group(2), each.group()) for each in pattern.finditer(text)]
+            found.append((opened.group(1), text[inner:close], text[begin:finish]))
+            at = finish
+
+    plan.pairs = pairs
+    return plan
+
+
 def _source(pattern: re.Pattern[str]) -> str:
     if pattern.flags != re.DOTALL | re.UNICODE or not isinstance(pattern.pattern, str):
         raise _NoPlan  # [REGEX-1] DOTALL alone
@@ -564,13 +615,19 @@ def _compiled(source: str) -> re.Pattern[str]:
 
 
 def _ends(reader: _Reader) -> Callable[[str, int], tuple[int, int]]:
-    """Read ``[\\s*] S`` after a lazy body, ``S`` stops with $ among them: where the body that starts at a position
-    ends (before the whitespace) and where the match ends, as in a region."""
-    item = reader.item()
-    trail = item == ("ws",)
-    stops = _stops(reader.item() if trail else item)
-    if ("end", "") not in stops:
-        raise _NoPlan  # a match that may fail after the body would send the backtracking back before it
+    """Read ``[\\s*|\\n?] S`` after a lazy body, ``S`` stops as in a region: where the body that starts at a position
+    ends (before the whitespace or the newline) and where the match ends, as in a region; (-1, -1) when no stop
+    comes and $ is none of them (the match may be elsewhere: ``re`` decides)."""
+    newline = reader.source.startswith("\\n?", reader.at)
+    reader.at += 3 * newline
+    items = reader.sequence()  # up to the end of the alternative
+    trail = items[:1] == [("ws",)] and not newline
+    if len(items) != 1 + trail:
+        raise _NoPlan
+    stops = _stops(items[-1])
+    ended = ("end", "") in stops
+    if newline and ended:
+        raise _NoPlan  # \n? before $ may stop before a last newline or two
     literals = [(literal, kind == "eat") for kind, literal in stops if kind != "end"]
     stop = _Literals(literals) if literals else None
     one = stop.one if stop is not None else None
@@ -588,11 +645,18 @@ def _ends(reader: _Reader) -> Callable[[str, int], tuple[int, int]]:
             if found is not None:
                 first = found.start()
                 finish = first + length[found.group()]
-        size = len(text)  # $ as in a region
-        end = size - 1 if not trail and size > inner and text[size - 1] == "\n" else size
-        if first < 0 or end < first:
-            first = finish = end
-        return _back(text, first, inner) if trail else first, finish
+        if ended:
+            size = len(text)  # $ as in a region
+            end = size - 1 if not trail and size > inner and text[size - 1] == "\n" else size
+            if first < 0 or end < first:
+                first = finish = end
+        elif first < 0:
+            return -1, -1
+        if trail:
+            return _back(text, first, inner), finish
+        if newline and first > inner and text[first - 1] == "\n":
+            return first - 1, finish
+        return first, finish
 
     return ends
 
@@ -676,6 +740,8 @@ def _marked_rest_plan(pattern: re.Pattern[str]) -> Plan:
 
     def search(text: str) -> Any:
         found = match(text, 0)
+        if found is not None and found[3] < 0:
+            return pattern.search(text).group(1)  # type: ignore[union-attr]  # the rest shape always matches
         return text if found is None else text[found[3] :]  # (.*)$ takes the rest whole
 
     plan.search = search
@@ -730,7 +796,7 @@ def plan(pattern: re.Pattern[str]) -> Plan | None:
             return make(items)
         except _NoPlan:
             continue
-    for make_from_pattern in (_open_plan, _marked_plan, _marked_rest_plan):
+    for make_from_pattern in (_open_plan, _marked_plan, _marked_rest_plan, _pairs_plan):
         try:
             return make_from_pattern(pattern)
         except _NoPlan:

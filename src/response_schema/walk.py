@@ -186,18 +186,21 @@ def match_value(match: re.Match[str]) -> Any:
 
 def key_values(node: Node, matches: list[re.Match[str]]) -> dict[str, str]:
     """[KV-3] The object of the key and value groups of every match."""
-    pairs: dict[str, str] = {}
-    for match in matches:
-        key, value = match.group("key"), match.group("value")
+    return key_value_pairs(node, [(match.group("key"), match.group("value"), match.group(0)) for match in matches])
+
+
+def key_value_pairs(node: Node, pairs: list[tuple[str | None, str | None, str]]) -> dict[str, str]:
+    """[KV-3] The object of the (key, value, whole match) of every match."""
+    found: dict[str, str] = {}
+    for key, value, whole in pairs:
         if key is None or value is None:  # [KV-4]
             raise ParseError(
                 "unmatched-group",
                 node.path,
-                f"a match of x-regex-key-value left "
-                f"{'key' if key is None else 'value'} unmatched: {preview(match.group(0))}",
+                f"a match of x-regex-key-value left {'key' if key is None else 'value'} unmatched: {preview(whole)}",
             )
-        pairs[key] = value  # [KV-3] the last duplicate wins
-    return pairs
+        found[key] = value  # [KV-3] the last duplicate wins
+    return found
 
 
 def parsed(node: Node, content: Any) -> Any:
