@@ -120,6 +120,12 @@ SHAPES = [
     r"<k>(?P<key>.*?)</k>\s*<v>(?P<value>.*?)(?:</v>|(?=<k>)|$)",
     r"(?:<k>(?P<key>\w+))?=(?P<value>.*?)(?:;|$)",
     r"x|<k>(?P<key>\w*)(?P<value>.*?)\s*</k>",
+    # stops that go on after their literal, run by re
+    r"(\{.*?)\s*(?:;\s*(?=\{)|<p>\s*|$)",
+    r"<a>(.*?)(?:;\s*(?=<)|</a>)",
+    r"^\s*(?:<a>.*?(?:;\s*(?=x)|</a>\s*|$)|<b>)",
+    r"<k>(?P<key>\w*)>(?P<value>.*?)\n?(?:</k>\s*|(?=<k>))",
+    r"<a>(.*?)(?:</a>|x$)",
 ]
 
 NO_PLAN = [
@@ -129,7 +135,6 @@ NO_PLAN = [
     r"<a>(.*?)\1",  # a backreference
     r"<a>(.+?)</a>",  # another quantifier
     r"<a>(?=(x))(.*?)</a>",  # a group inside a guard
-    r"<a>(.*?)(?:</a>|x$)",  # a stop that is no literal
     r"<a>.*",  # runs as fast with re
     r"(x)(?=\1)",  # a guard that does not compile alone
     r"<a>(?:(?![^x]).)*?</a>",  # a tempered body held by a class
@@ -156,6 +161,10 @@ NO_PLAN = [
     r"<a>(.*?)\n?\s*</a>",  # a newline and whitespace
     r"<k>(?P<value>.*?)(?P<key>\w)(?:</k>|$)",  # a key after the value
     r"<k>(?P<key>\w)(?:(?P<value>.*?))(?:</k>|$)",  # a value inside a group
+    r"<a>(.*?)(?: x|$)",  # a stop that starts with whitespace
+    r"<a>(.*?)(?:[xy]z|$)",  # a stop that starts with no literal
+    r"<a>(.*?)(?:x|)",  # an empty stop
+    r"<a>(.*?)(?:x?y|$)",  # a stop whose first character may be left out
 ]
 
 SPACES = [" ", "\n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", " \n", "\n\n"]

@@ -15,7 +15,8 @@ changes whether what follows matches):
 - *rest*: ``^(?:R)?(.*)$`` with ``R`` a region: the text after ``R`` when it matches at the start, or all of it.
 - *free*: ``^\\s*((?:(?!L).)*?)\\s*$``: the text stripped of whitespace, when it holds none of the literals.
 - a single literal, replaced: ``str.replace``.
-- *open*: ``H (Q .*?) [\\s*|\\n?] S`` with ``H`` and ``Q`` any patterns without groups and ``S`` as in a region:
+- *open*: ``H (Q .*?) [\\s*|\\n?] S`` with ``H`` and ``Q`` any patterns without groups and ``S`` as in a region
+  (or stops that go on after their literal, ``(?:;\\s*(?=\\{)|$)``, which ``re`` finds):
   once ``H`` matches, the match is the first way ``H`` takes at the first place it matches, when a stop comes after
   the lazy body (always, with ``$`` among the stops), so ``re`` runs ``H`` alone and the stops are found as in a
   region; where no stop comes, ``re`` decides.
@@ -620,11 +621,17 @@ def _ends(reader: _Reader) -> Callable[[str, int], tuple[int, int]]:
     comes and $ is none of them (the match may be elsewhere: ``re`` decides)."""
     newline = reader.source.startswith("\\n?", reader.at)
     reader.at += 3 * newline
+    start = reader.at
     items = reader.sequence()  # up to the end of the alternative
     trail = items[:1] == [("ws",)] and not newline
     if len(items) != 1 + trail:
         raise _NoPlan
-    stops = _stops(items[-1])
+    tailed: re.Pattern[str] | None = None  # stops that go on after their literal, run by re
+    try:
+        stops = _stops(items[-1])
+    except _NoPlan:
+        tailed, ended = _tailed(reader.source[start + 3 * trail : reader.at])
+        stops = [("end", "")] if ended else []
     ended = ("end", "") in stops
     if newline and ended:
         raise _NoPlan  # \n? before $ may stop before a last newline or two
@@ -634,6 +641,7 @@ def _ends(reader: _Reader) -> Callable[[str, int], tuple[int, int]]:
     length = stop.length if stop is not None else {}
     search = stop.pattern.search if stop is not None and one is None else None
     eaten = length[one] if one is not None else 0
+    tail_search = tailed.search if tailed is not None else None
 
     def ends(text: str, inner: int) -> tuple[int, int]:
         first = finish = -1
@@ -645,6 +653,10 @@ def _ends(reader: _Reader) -> Callable[[str, int], tuple[int, int]]:
             if found is not None:
                 first = found.start()
                 finish = first + length[found.group()]
+        elif tail_search is not None:
+            found = tail_search(text, inner)
+            if found is not None:
+                first, finish = found.span()
         if ended:
             size = len(text)  # $ as in a region
             end = size - 1 if not trail and size > inner and text[size - 1] == "\n" else size
@@ -659,6 +671,47 @@ def _ends(reader: _Reader) -> Callable[[str, int], tuple[int, int]]:
         return first, finish
 
     return ends
+
+
+def _tailed(source: str) -> tuple[re.Pattern[str], bool]:
+    """Stops ``(?:A|B|$)`` of which some go on after their literal (``;\\s*(?=\\{)``): each but $ starts with a literal,
+    or a lookahead of literals, that does not start with whitespace, as in a region, and ``re`` finds the first place
+    where one of them matches, in order, with what it takes. The alternatives but $, and whether $ is one."""
+    if not source.startswith("(?:") or _closing(source, 3) != len(source) - 1:
+        raise _NoPlan
+    alternatives, depth, begin, at = [], 0, 3, 3
+    while at < len(source) - 1:
+        char = source[at]
+        if char == "\\":
+            at += 1
+        elif char == "[":
+            at = _class_end(source, at)
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            alternatives.append(source[begin:at])
+            begin = at + 1
+        at += 1
+    alternatives.append(source[begin:at])
+    kept = [alternative for alternative in alternatives if alternative != "$"]
+    for alternative in kept:
+        try:
+            first = _Reader(alternative).item()
+        except IndexError:  # an empty alternative
+            raise _NoPlan from None
+        if first[0] == "look" and not first[1]:
+            _looked(first)  # a lookahead of literals that do not start with whitespace
+        elif first[0] != "lit" or first[1][0].isspace():
+            raise _NoPlan
+    try:
+        tailed = re.compile("|".join(kept), re.DOTALL)
+    except re.error:
+        raise _NoPlan from None
+    if tailed.groups or not kept:
+        raise _NoPlan
+    return tailed, len(kept) < len(alternatives)
 
 
 def _groups(source: str) -> list[tuple[int, int]]:
