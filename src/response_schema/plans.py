@@ -48,6 +48,7 @@ NO_MATCH: Any = object()  # what a plan's search gives when the pattern does not
 # ("group", index or None, alternatives, quantifier "" | "?" | "*?").
 Item = tuple[Any, ...]
 Pair = tuple[Any, Any, str]  # the groups key and value of a match (None when one took no part) and its text
+Opened = tuple[int, int, int, int, "re.Match[str]"]  # an open shape's match, as a region's, and its head's match
 
 
 class _NoPlan(Exception):
@@ -435,7 +436,7 @@ def _region_plan(items: list[Item]) -> Plan:
     return _matches_plan(region.match, region.captured, None)
 
 
-def _matches_plan(match: Callable[[str, int], tuple[int, int, int, int] | None], captured: bool, pattern: Any) -> Plan:
+def _matches_plan(match: Callable[[str, int], tuple[Any, ...] | None], captured: bool, pattern: Any) -> Plan:
     """The plan of a pattern whose leftmost match from a position ``match`` gives as (start, group start, group
     end, end), or with an end of -1 when only ``re`` can tell (``_ends``): the text is then left to ``pattern``,
     as it is when a match is empty (after an empty match, re's rules for the next one differ, [RE-6])."""
@@ -500,7 +501,14 @@ def _open_plan(pattern: re.Pattern[str]) -> Plan:
     lazy = _top_body(inside)
     if inside[lazy:] != ".*?":
         raise _NoPlan
-    head = _compiled(f"{source[:body]}({inside[:lazy]})")  # H or Q with groups has no plan
+    return _matches_plan(_opened(source, f"{source[:body]}({inside[:lazy]})", close), True, pattern)
+
+
+def _opened(source: str, head_source: str, close: int, groups: int = 1) -> Callable[[str, int], Opened | None]:
+    """The match of an open shape from a position: its head, ``head_source``, has ``groups`` groups (more has no
+    plan), the last where the body's group starts, ``(Q)`` or an empty one, and the body's group closes at
+    ``close``; an end of -1 where ``re`` decides (no stop came, or the body is another alternative's)."""
+    head = _compiled(head_source, groups)
     reader = _Reader(source)
     reader.at = close + 1
     ends = _ends(reader)
@@ -508,15 +516,17 @@ def _open_plan(pattern: re.Pattern[str]) -> Plan:
         raise _NoPlan
     opener = head.search
 
-    def match(text: str, at: int) -> tuple[int, int, int, int] | None:
+    def match(text: str, at: int) -> Opened | None:
         opened = opener(text, at)
         if opened is None:
             return None
-        inner = opened.end()
-        close, finish = ends(text, inner)
-        return opened.start(), opened.start(1), close, finish
+        start = opened.start(groups)
+        if start < 0:
+            return opened.start(), -1, -1, -1, opened
+        close, finish = ends(text, opened.end())
+        return opened.start(), start, close, finish, opened
 
-    return _matches_plan(match, True, pattern)
+    return match
 
 
 def _marked(source: str, anchored: bool) -> Callable[[str, int], tuple[int, int, int, int] | None]:
@@ -568,30 +578,20 @@ def _pairs_plan(pattern: re.Pattern[str]) -> Plan:
     body, close = next(((start, end) for start, end in groups if source.startswith("(?P<value>", start)), (0, 0))
     if source[body + 10 : close] != ".*?" or any(start < body and close < end for start, end in groups):
         raise _NoPlan  # another body, or one inside a group
-    try:
-        head = re.compile(source[:body] + "(?P<value>)", re.DOTALL)
-    except re.error:
-        raise _NoPlan from None
-    reader = _Reader(source)
-    reader.at = close + 1
-    ends = _ends(reader)
-    if reader.at != len(source):
-        raise _NoPlan
-    opener = head.search
+    match = _opened(source, source[:body] + "(?P<value>)", close, 2)
     plan = Plan()
 
     def pairs(text: str) -> list[Pair]:
         found: list[Pair] = []
         at = 0
         while True:
-            opened = opener(text, at)
+            opened = match(text, at)
             if opened is None:
                 return found
-            begin, inner = opened.start(), opened.start(2)
-            close, finish = ends(text, inner) if inner >= 0 else (-1, -1)
+            begin, inner, close, finish, head = opened
             if finish <= begin:  # re decides: no stop came, the body is another alternative's, or the match is empty
                 return [(each.group(1), each.group(2), each.group()) for each in pattern.finditer(text)]
-            found.append((opened.group(1), text[inner:close], text[begin:finish]))
+            found.append((head.group(1), text[inner:close], text[begin:finish]))
             at = finish
 
     plan.pairs = pairs
@@ -604,13 +604,13 @@ def _source(pattern: re.Pattern[str]) -> str:
     return pattern.pattern
 
 
-def _compiled(source: str) -> re.Pattern[str]:
-    """A head: compiled with one group, its mark."""
+def _compiled(source: str, groups: int = 1) -> re.Pattern[str]:
+    """A head, compiled: ``groups`` groups, the last its mark."""
     try:
         head = re.compile(source, re.DOTALL)
     except re.error:
         raise _NoPlan from None
-    if head.groups != 1:
+    if head.groups != groups:
         raise _NoPlan
     return head
 
