@@ -133,6 +133,33 @@ def bench_formats(groups: list[Group], rounds: int) -> dict[str, Any]:
     return {"families": rows, "totals": totals}
 
 
+def bench_long(rounds: int) -> dict[str, Any]:
+    """1b. One long output per library format (about 10 KB: thinking when the format has it, content, and a call
+    whose argument is a long text; the streaming benchmark's ``family_output``), parsed by the fast path and the walk
+    against transformers, interleaved. The corpus's outputs are a few hundred characters; here the patterns' lazy
+    bodies run over thousands, as they do on real reasoning and code. Totals: sums over the formats."""
+    from streaming import FAMILIES, family_output
+
+    rows = {}
+    for family in FAMILIES:
+        schema = response_schema.schemas.load(family.name)
+        parser = response_schema.compile(schema)
+        text = family_output(family)
+        functions: dict[str, Callable[[str], Any]] = {"fast_us": parser.parse, "walk_us": parser.parse_walked}
+        if recursive_parse is not None:
+            functions["transformers_us"] = lambda text, s=schema: recursive_parse(text, s)
+        rows[family.name] = {"chars": len(text), **per_output(functions, [text], rounds)}
+    total = {
+        key: sum(row[key] for row in rows.values())
+        for key in ("fast_us", "walk_us", "transformers_us")
+        if key in functions
+    }
+    if "transformers_us" in total:
+        total["fast_over_transformers"] = total["fast_us"] / total["transformers_us"]
+        total["walk_over_transformers"] = total["walk_us"] / total["transformers_us"]
+    return {"families": rows, "total": total}
+
+
 def bench_handwritten(groups: list[Group], rounds: int) -> dict[str, Any]:
     """2. The floor: hand-written re + json parsers, timed on the family's inputs where they give the reference's
     output exactly (the others are counted, not timed: a floor that is wrong is not a floor)."""
@@ -452,6 +479,7 @@ def main() -> None:
             "transformers": transformers.__version__ if transformers else None,
         },
         "formats": bench_formats(groups, rounds),
+        "long": bench_long(rounds),
         "handwritten": bench_handwritten(groups, rounds),
         "schema_work": bench_schema_work(groups, rounds),
         "scaling": bench_scaling(sizes, rounds),
@@ -490,6 +518,30 @@ def main() -> None:
             f"{total.get('fast_over_transformers', nan):.2f}, walk / transformers "
             f"{total.get('walk_over_transformers', nan):.2f}, fast / walk {total['fast_over_walk']:.2f}"
         )
+    long = results["long"]
+    print(
+        "\n"
+        + table(
+            "1b. One long output per library format (about 10 KB), µs per parse",
+            ["format", "characters", "fast µs", "walk µs", "transformers µs", "fast/tf", "walk/tf"],
+            [
+                [
+                    name,
+                    f"{row['chars']:,}",
+                    f"{row['fast_us']:.1f}",
+                    f"{row['walk_us']:.1f}",
+                    f"{row.get('transformers_us', nan):.1f}",
+                    f"{row['fast_us'] / row.get('transformers_us', nan):.2f}",
+                    f"{row['walk_us'] / row.get('transformers_us', nan):.2f}",
+                ]
+                for name, row in long["families"].items()
+            ],
+        )
+    )
+    print(
+        f"   summed: fast / transformers {long['total'].get('fast_over_transformers', nan):.2f}, "
+        f"walk / transformers {long['total'].get('walk_over_transformers', nan):.2f}"
+    )
     floor = results["handwritten"]
     print(
         "\n"
