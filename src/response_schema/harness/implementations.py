@@ -113,7 +113,10 @@ class Subprocess:
         self.startup_timeout = startup_timeout
         self.line_limit = line_limit
         self.process: subprocess.Popen[bytes] | None = None
-        self.lines: queue.Queue[tuple[str, bytes]] = queue.Queue()
+        # A SimpleQueue, not a Queue: its get waits in C, so a signal's exception (Ctrl-C, Interrupted) comes out of
+        # the wait cleanly; Queue.get waits in Python code that a signal can cut between releasing and taking back
+        # its lock (Python 3.10: "RuntimeError: release unlocked lock" instead of the interruption).
+        self.lines: queue.SimpleQueue[tuple[str, bytes]] = queue.SimpleQueue()
         self.stderr = bytearray()
         self.stderr_lock = threading.Lock()
         self.seq = 0
@@ -121,7 +124,7 @@ class Subprocess:
 
     def start(self) -> None:
         """Start the process and say hello; ProtocolFailure when it does not answer properly."""
-        self.lines = queue.Queue()
+        self.lines = queue.SimpleQueue()
         try:
             self.process = subprocess.Popen(  # an argv list, never a shell
                 self.argv,
@@ -227,7 +230,7 @@ class Subprocess:
         with self.stderr_lock:
             return bytes(self.stderr[-limit:]).decode("utf-8", "replace")
 
-    def _read_stdout(self, process: subprocess.Popen[bytes], lines: queue.Queue[tuple[str, bytes]]) -> None:
+    def _read_stdout(self, process: subprocess.Popen[bytes], lines: queue.SimpleQueue[tuple[str, bytes]]) -> None:
         stream = process.stdout
         assert stream is not None
         try:
