@@ -102,6 +102,11 @@ SHAPES = [
     r"^(?:^\s*(?:<a>.*?(?:</a>|(?=<b>)|$)|</a>))?(.*)$",
     r"^(?:(?:(?!<t>).)*?<a>.*?(?:</a>|(?=<b>)|$))?(.*)$",
     r"^(?:x?(?:<a>.*?\s*$|<b>))?(.*)$",
+    # with groups that close before the body: a replacement may insert them (Mistral's thinking removed, \1 kept)
+    r"^((?:(?!<t>).)*?)<a>.*?(?:</a>|(?=<b>|<a>)|$)",
+    r"(x)(?:<a>.*?(?:</a>|$))",
+    r"(?:(<a>)|<b>\s*)(y)?.*?\s*(?:</a>|$)",
+    r"(?P<n>\w+)=.*?(?:;|$)",
     # stops without $: where none comes after the body, re decides; a newline before the stops
     r"\n<a>(.*?)</a>",
     r" <a>(.*?)</a>",
@@ -155,7 +160,8 @@ NO_PLAN = [
     r"(?:<a>.*?(?:</a>|$))??",  # in a group tried empty first
     r"(?:<a>.*?(?:</a>|$))x",  # with more after it
     r"(?=<a>.*?$)<b>",  # in a lookahead
-    r"(x)(?:<a>.*?(?:</a>|$))",  # with a group
+    r"<a>.*?(?:</a>|$)|(<c>)",  # with a group after the body
+    r"(<a>.*?(?:</a>|$))",  # with a group around it
     r"^(?:<a>.*?(?:</a>|$))?(.*)x$",  # a rest that is not the rest
     r"<a>(.*?)\n?(?:</a>|$)",  # a newline before $
     r"<a>(.*?)\n?\s*</a>",  # a newline and whitespace
@@ -187,6 +193,12 @@ def texts(pattern: str, seed: int) -> list[str]:
     return ["".join(generator.choice(parts) for _ in range(generator.randint(0, 10))) for _ in range(TEXTS)]
 
 
+def templates(pattern: re.Pattern[str]) -> list[str]:
+    """Replacements to compare: literal ones, and each group inserted, by number and by name, beside the whole match."""
+    groups = [rf"[\{number}|\g<{number}>]" for number in range(1, pattern.groups + 1)]
+    return ["", "<R>", r"<\n>", *groups, *(rf"\g<{name}>" for name in pattern.groupindex), r"\g<0>"]
+
+
 def check(source: str, seed: int) -> int:
     """Compare the plan of ``source`` with re on generated texts; how many ways of use were compared."""
     pattern = re.compile(source, re.DOTALL)
@@ -199,9 +211,10 @@ def check(source: str, seed: int) -> int:
             assert plan.search(text) == (plans.NO_MATCH if match is None else match.group(1)), (source, text)
         if plan.finditer is not None:
             assert plan.finditer(text) == [match.group(1) for match in pattern.finditer(text)], (source, text)
-        if plan.replace is not None:
-            for replacement in ("", "<R>"):
-                assert plan.replace(replacement)(text) == pattern.sub(replacement, text), (source, text)
+        for template in templates(pattern):
+            substitution = plans.substitution(pattern, template)
+            if substitution is not None:
+                assert substitution(text) == pattern.sub(template, text), (source, template, text)
         if plan.pairs is not None:
             found = [(match["key"], match["value"], match[0]) for match in pattern.finditer(text)]
             assert plan.pairs(text) == found, (source, text)
@@ -244,6 +257,15 @@ def test_a_substitution_inserting_a_group_has_no_plan() -> None:
     pattern = re.compile(r"<a>(.*?)(?:</a>|$)", re.DOTALL)
     assert plans.substitution(pattern, r"[\1]") is None
     assert plans.substitution(pattern, "[]") is not None
+
+
+def test_a_substitution_inserts_the_groups_of_a_head_and_never_the_whole_match() -> None:
+    pattern = re.compile(r"^((?:(?!<t>).)*?)<a>.*?(?:</a>|$)", re.DOTALL)
+    inserted = plans.substitution(pattern, r"\1")
+    assert inserted is not None and inserted("x <a> long thought </a> y") == "x  y"
+    assert plans.substitution(pattern, r"[\g<0>]") is None
+    assert plans.substitution(re.compile("<a>", re.DOTALL), r"[\g<0>]") is None
+    assert plans.substitution(re.compile("<a>", re.DOTALL), r"\n") is not None
 
 
 def test_a_long_region_is_read_in_linear_time() -> None:

@@ -41,6 +41,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .templates import template_parts
+
 NO_MATCH: Any = object()  # what a plan's search gives when the pattern does not match
 
 # An item of a pattern read by ``_Reader``: ("lit", text), ("ws",) for \s*, ("any", lazy) for .* and .*?,
@@ -49,6 +51,7 @@ NO_MATCH: Any = object()  # what a plan's search gives when the pattern does not
 Item = tuple[Any, ...]
 Pair = tuple[Any, Any, str]  # the groups key and value of a match (None when one took no part) and its text
 Opened = tuple[int, int, int, int, "re.Match[str]"]  # an open shape's match, as a region's, and its head's match
+Parts = list[str | int]  # a replacement template's literal texts and group numbers (templates.py)
 
 
 class _NoPlan(Exception):
@@ -427,7 +430,8 @@ class Plan:
     def __init__(self) -> None:
         self.search: Callable[[str], Any] | None = None  # group 1's text, or NO_MATCH
         self.finditer: Callable[[str], list[Any]] | None = None  # group 1's text of every match
-        self.replace: Callable[[str], Callable[[str], str]] | None = None  # replacement -> (text -> text)
+        # (template, its parts) -> (text -> text), or None when the plan cannot insert the template's groups
+        self.replace: Callable[[str, Parts], Callable[[str], str] | None] | None = None
         self.pairs: Callable[[str], list[Pair]] | None = None  # (key, value, whole match) of every match
 
 
@@ -436,10 +440,14 @@ def _region_plan(items: list[Item]) -> Plan:
     return _matches_plan(region.match, region.captured, None)
 
 
-def _matches_plan(match: Callable[[str, int], tuple[Any, ...] | None], captured: bool, pattern: Any) -> Plan:
+def _matches_plan(
+    match: Callable[[str, int], tuple[Any, ...] | None], captured: bool, pattern: Any, heads: bool = False
+) -> Plan:
     """The plan of a pattern whose leftmost match from a position ``match`` gives as (start, group start, group
     end, end), or with an end of -1 when only ``re`` can tell (``_ends``): the text is then left to ``pattern``,
-    as it is when a match is empty (after an empty match, re's rules for the next one differ, [RE-6])."""
+    as it is when a match is empty (after an empty match, re's rules for the next one differ, [RE-6]). With
+    ``heads``, a fifth member is the match of the pattern's head, whose groups are the pattern's: a replacement
+    may insert them."""
     plan = Plan()
 
     def search(text: str) -> Any:
@@ -463,7 +471,12 @@ def _matches_plan(match: Callable[[str, int], tuple[Any, ...] | None], captured:
             groups.append(text[found[1] : found[2]])
             at = found[3]
 
-    def replace(replacement: str) -> Callable[[str], str]:
+    def replace(template: str, parts: Parts) -> Callable[[str], str] | None:
+        numbers = [part for part in parts if isinstance(part, int)]
+        if numbers and (not heads or 0 in numbers):
+            return None  # no head, or the whole match, which is more than the head's
+        grouped, literal = bool(numbers), "".join(part for part in parts if isinstance(part, str))
+
         def sub(text: str) -> str:
             found = match(text, 0)
             if found is None:
@@ -472,8 +485,8 @@ def _matches_plan(match: Callable[[str, int], tuple[Any, ...] | None], captured:
             at = 0
             while found is not None:
                 if found[0] == found[3] or found[3] < 0:
-                    return pattern.sub(replacement, text)  # type: ignore[no-any-return]
-                pieces += (text[at : found[0]], replacement)
+                    return pattern.sub(template, text)  # type: ignore[no-any-return]
+                pieces += (text[at : found[0]], _inserted(parts, found[4]) if grouped else literal)
                 at = found[3]
                 found = match(text, at)
             pieces.append(text[at:])
@@ -485,6 +498,11 @@ def _matches_plan(match: Callable[[str, int], tuple[Any, ...] | None], captured:
         plan.search, plan.finditer = search, finditer
     plan.replace = replace
     return plan
+
+
+def _inserted(parts: Parts, head: re.Match[str]) -> str:
+    """What a template inserts for a match whose groups are the head's ([SUBS-3])."""
+    return "".join([part if isinstance(part, str) else head.group(part) or "" for part in parts])
 
 
 def _open_plan(pattern: re.Pattern[str]) -> Plan:
@@ -529,14 +547,16 @@ def _opened(source: str, head_source: str, close: int, groups: int = 1) -> Calla
     return match
 
 
-def _marked(source: str, anchored: bool) -> Callable[[str, int], tuple[int, int, int, int] | None]:
-    """The marked shape: a pattern without groups in which a lazy ``.*? [\\s*|\\n?] S`` ends its alternative and
-    every alternative around it up to the whole (``^\\s*(?:<a>.*?(?:</a>|$)|</a>)``). Once the body is reached,
-    where the first stop comes decides the match (with $ among the stops, it always comes), so ``re`` runs the
-    pattern with the body and its stops cut out and an empty group, the mark, in their place; where the mark took
-    part, the stops are found from it as in a region, and where none comes ``re`` decides. ``match(text, at)`` as a
-    region's (the group's positions are the match's)."""
+def _marked(source: str, anchored: bool) -> Callable[[str, int], Opened | None]:
+    """The marked shape: a pattern in which a lazy ``.*? [\\s*|\\n?] S`` ends its alternative and every alternative
+    around it up to the whole (``^\\s*(?:<a>.*?(?:</a>|$)|</a>)``), and whose groups, if any, close before the body.
+    Once the body is reached, where the first stop comes decides the match (with $ among the stops, it always
+    comes), so ``re`` runs the pattern with the body and its stops cut out and an empty group, the mark, in their
+    place (its head, whose groups are the pattern's); where the mark took part, the stops are found from it as in a
+    region, and where none comes ``re`` decides. ``match(text, at)`` as an open shape's (the group's positions are
+    the match's)."""
     groups = _groups(source)
+    captured = [end for start, end in groups if source[start + 1] != "?" or source.startswith("(?P<", start)]
     for body in _lazy_bodies(source):
         reader = _Reader(source)
         reader.at = body + 3
@@ -545,27 +565,29 @@ def _marked(source: str, anchored: bool) -> Callable[[str, int], tuple[int, int,
             _completes(source, reader.at, body, groups)
         except (_NoPlan, IndexError):
             continue
-        head = _compiled(source[:body] + "()" + source[reader.at :])
+        if any(end > body for end in captured):
+            continue
+        head = _compiled(source[:body] + "()" + source[reader.at :], len(captured) + 1)
         break
     else:
         raise _NoPlan
-    opener = head.match if anchored else head.search
+    opener, mark = head.match if anchored else head.search, head.groups
 
-    def match(text: str, at: int) -> tuple[int, int, int, int] | None:
+    def match(text: str, at: int) -> Opened | None:
         opened = opener(text, at)
         if opened is None:
             return None
-        begin, inner = opened.start(), opened.start(1)
+        begin, inner = opened.start(), opened.start(mark)
         if inner < 0:  # an alternative without the body
-            return begin, begin, opened.end(), opened.end()
+            return begin, begin, opened.end(), opened.end(), opened
         finish = ends(text, inner)[1]
-        return begin, begin, finish, finish
+        return begin, begin, finish, finish, opened
 
     return match
 
 
 def _marked_plan(pattern: re.Pattern[str]) -> Plan:
-    return _matches_plan(_marked(_source(pattern), False), False, pattern)
+    return _matches_plan(_marked(_source(pattern), False), False, pattern, heads=True)
 
 
 def _pairs_plan(pattern: re.Pattern[str]) -> Plan:
@@ -788,6 +810,8 @@ def _marked_rest_plan(pattern: re.Pattern[str]) -> Plan:
     source = _source(pattern)
     if not source.startswith("^(?:") or not source.endswith(")?(.*)$") or _closing(source, 2) != len(source) - 7:
         raise _NoPlan
+    if pattern.groups != 1:
+        raise _NoPlan  # (.*) is not group 1
     match = _marked(source[4:-7], True)
     plan = Plan()
 
@@ -832,7 +856,14 @@ def _replace_plan(items: list[Item]) -> Plan:
         raise _NoPlan
     literal = items[0][1]
     plan = Plan()
-    plan.replace = lambda replacement: lambda text: text.replace(literal, replacement)
+
+    def replace(template: str, parts: Parts) -> Callable[[str], str] | None:
+        if any(isinstance(part, int) for part in parts):
+            return None  # the whole match: a pattern without groups has no other
+        inserted = "".join(part for part in parts if isinstance(part, str))
+        return lambda text: text.replace(literal, inserted)
+
+    plan.replace = replace
     return plan
 
 
@@ -858,9 +889,10 @@ def plan(pattern: re.Pattern[str]) -> Plan | None:
 
 
 def substitution(pattern: re.Pattern[str], replacement: str) -> Callable[[str], str] | None:
-    """``pattern.sub(replacement, text)`` as a function of the text, when a plan can run it and the replacement
-    inserts no group ([RE-7]: a template without a backslash is its own text)."""
+    """``pattern.sub(replacement, text)`` as a function of the text, when a plan can run it and insert what the
+    replacement does ([SUBS-3]: groups only where the plan has the match of a head with the pattern's groups, and
+    never the whole match)."""
     found = plan(pattern)
-    if found is None or found.replace is None or "\\" in replacement:
+    if found is None or found.replace is None:
         return None
-    return found.replace(replacement)
+    return found.replace(replacement, template_parts(replacement, pattern))

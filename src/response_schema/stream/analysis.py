@@ -21,15 +21,11 @@ from typing import Any
 
 from ..errors import ParseError
 from ..schema import Node
+from ..templates import template_parts
 from ..textparsers import NOT_JSON, TooDeep, json_value
 from ..walk import NO_VALUE, Walk
 from .partial import UNKNOWN, JSONText, OpenArray, OpenObject, OpenText, common_prefix, meet
 from .pike import Buffer, Entry, Memo, Program, Search, compile_program
-
-if sys.version_info >= (3, 11):
-    from re._parser import parse_template  # type: ignore[import-not-found]
-else:  # pragma: no cover - Python 3.10
-    from sre_parse import parse_template
 
 
 class Exact:
@@ -924,7 +920,7 @@ class Replacing:
 
     def __init__(self, pattern: re.Pattern[str], replacement: str, program: Program | None, source: Open) -> None:
         self.program, self.source = program, source
-        self.template = _template(replacement, pattern)
+        self.template = template_parts(replacement, pattern)
         self.out = Buffer()
         self.fixed = 0
         self.done = source.base
@@ -1040,18 +1036,6 @@ def _read(parts: list[str | tuple[int, int]], buffer: Buffer, start: int, stop: 
         if at >= stop:
             break
     return "".join(out)
-
-
-def _template(replacement: str, pattern: re.Pattern[str]) -> list[str | int]:
-    """Python's reading of a replacement template: literal texts and group numbers, in order."""
-    parsed = parse_template(replacement, pattern)
-    if isinstance(parsed, list):  # Python 3.12 and later: literal, group, literal, ...
-        return [part for part in parsed if part != ""]
-    groups, literals = parsed  # pragma: no cover - Python 3.10 and 3.11
-    parts: list[Any] = list(literals)
-    for index, number in groups:
-        parts[index] = number
-    return [part for part in parts if part is not None and part != ""]
 
 
 class Iterator:
