@@ -131,6 +131,19 @@ SHAPES = [
     r"^\s*(?:<a>.*?(?:;\s*(?=x)|</a>\s*|$)|<b>)",
     r"<k>(?P<key>\w*)>(?P<value>.*?)\n?(?:</k>\s*|(?=<k>))",
     r"<a>(.*?)(?:</a>|x$)",
+    # led by literals: heads (and whole patterns) that start with an optional literal, whitespace, or literals that
+    # start with a letter, nested in groups; a group that takes no part; whitespace before a literal that fails
+    r"(?:<s>a)?<c>(?:f|g)[^<]*<m>",
+    r"(?:<s>a)?<c>(x)?[^<]*<m>",
+    r"\s*t=(\w*)<m>",
+    r"(?:(?:<s>)?<a>|\s*b=|(c=\s*))[^<]*<m>",
+    r"(?:ab|cd)[^<]*<m>",
+    r"(?:<s>a)?(?:\s*t=[^<]*<c>|<c>[^<]*t=)<m>.*?(?:<e>|$)",
+    r"(?:<p>\s*\[?|^\s*\[(?=[^<]*\]))\s*(.*?)\s*\]?\s*(?:</p>|<e>|$)",
+    r"(?:^x|<a>|^<b>)[^<]*<m>",
+    # an optional character in the whitespace before the stops (Llama 4's \s*\]?\s*), with and without $
+    r"<a>\s*(.*?)\s*\]?\s*(?:</a>|(?=<b>)|$)",
+    r"<a>(.*?)\s*b?\s*</a>",
 ]
 
 NO_PLAN = [
@@ -171,10 +184,24 @@ NO_PLAN = [
     r"<a>(.*?)(?:[xy]z|$)",  # a stop that starts with no literal
     r"<a>(.*?)(?:x|)",  # an empty stop
     r"<a>(.*?)(?:x?y|$)",  # a stop whose first character may be left out
+    r"(?:<a>|<b>)[^<]*<m>",  # literals re skips to as fast
+    r"(?:<a>)??<b>[^<]*<m>",  # an optional literal tried empty first
+    r"(?:<a>|)[^<]*<m>",  # an empty alternative
+    r"(?:^x|^y)[^<]*<m>",  # no literal but at the start: re tries the start only
+    r"<a>(.*?)\s*\]??\s*(?:</a>|$)",  # an optional character tried empty first
+    r"<a>(.*?)\s*\]?(?:</a>|$)",  # without whitespace after it
+    r"<a>(.*?)\s*<?\s*(?:</a>|$)",  # that a stop starts with
+    r"<a>(.*?)\s*;?\s*(?:;\s*(?=\{)|$)",  # before stops that re finds
 ]
 
 SPACES = [" ", "\n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", " \n", "\n\n"]
 OTHERS = ["x", "y", "{", "é", "ab", "\U0001f600"]
+
+
+@pytest.fixture(autouse=True)
+def led_on_short_texts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A head led by literals (plans._led) leaves texts under plans._SHORT characters to re: here it leads on all."""
+    monkeypatch.setattr(plans, "_SHORT", 0)
 
 
 def pieces(pattern: str) -> list[str]:
@@ -276,3 +303,39 @@ def test_a_long_region_is_read_in_linear_time() -> None:
     assert plan is not None and plan.search is not None
     text = " thinking about it " * 60_000
     assert plan.search(text) == text.strip()
+
+
+def test_a_head_led_by_literals_finds_what_re_finds_in_long_texts() -> None:
+    """gpt-oss's call-removing substitution, whose head re tries at every position, on outputs of a few KB: the
+    prose before a call, to= in the prose, whitespace before a call, and a channel without one."""
+    schema = rs.schemas.load("gpt-oss")
+    source = schema["properties"]["content"]["x-regex-substitutions"][0][0]
+    pattern = re.compile(source, re.DOTALL)
+    substitution = plans.substitution(pattern, "")
+    assert substitution is not None
+    prose = "Let me think about whether to=go to the store. " * 20
+    calls = [
+        '<|start|>assistant to=functions.get<|channel|>commentary json<|message|>{"a": 1}<|call|>',
+        " \n to=functions.get <|channel|>commentary<|message|>{}<|call|>",
+        "<|channel|>final<|message|>done<|end|>",
+        "<|channel|>commentary to=functions.x<|message|>{}",
+    ]
+    generator = random.Random(5)
+    for _ in range(200):
+        text = "".join(generator.choice([prose, prose[:37], *calls, "  "]) for _ in range(generator.randint(1, 12)))
+        assert substitution(text) == pattern.sub("", text), text
+
+
+def test_a_led_pattern_leaves_short_texts_to_re(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Texts shorter than plans._SHORT go to re whole (its own scan costs less there): the same results."""
+    monkeypatch.setattr(plans, "_SHORT", 10_000)
+    source = r"(?:<s>a)?<c>(x)?[^<]*<m>"
+    pattern = re.compile(source, re.DOTALL)
+    plan = plans.plan(pattern)
+    substitution = plans.substitution(pattern, r"[\1]")
+    assert plan is not None and plan.search is not None and plan.finditer is not None and substitution is not None
+    for text in texts(source, 0):
+        match = pattern.search(text)
+        assert plan.search(text) == (plans.NO_MATCH if match is None else match.group(1))
+        assert plan.finditer(text) == [each.group(1) for each in pattern.finditer(text)]
+        assert substitution(text) == pattern.sub(r"[\1]", text)

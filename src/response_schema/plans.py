@@ -15,8 +15,9 @@ changes whether what follows matches):
 - *rest*: ``^(?:R)?(.*)$`` with ``R`` a region: the text after ``R`` when it matches at the start, or all of it.
 - *free*: ``^\\s*((?:(?!L).)*?)\\s*$``: the text stripped of whitespace, when it holds none of the literals.
 - a single literal, replaced: ``str.replace``.
-- *open*: ``H (Q .*?) [\\s*|\\n?] S`` with ``H`` and ``Q`` any patterns without groups and ``S`` as in a region
-  (or stops that go on after their literal, ``(?:;\\s*(?=\\{)|$)``, which ``re`` finds):
+- *open*: ``H (Q .*?) [\\s*|\\s*X?\\s*|\\n?] S`` with ``H`` and ``Q`` any patterns without groups, ``S`` as in a
+  region (or stops that go on after their literal, ``(?:;\\s*(?=\\{)|$)``, which ``re`` finds) and ``X`` a character
+  none of them starts with (Llama 4's ``\\s*\\]?\\s*``):
   once ``H`` matches, the match is the first way ``H`` takes at the first place it matches, when a stop comes after
   the lazy body (always, with ``$`` among the stops), so ``re`` runs ``H`` alone and the stops are found as in a
   region; where no stop comes, ``re`` decides.
@@ -27,10 +28,15 @@ changes whether what follows matches):
 - *key-value*: the open shape with the body ``(?P<value>.*?)`` and ``(?P<key>...)`` in the head, for
   x-regex-key-value.
 
-When a match of the last three is empty (``H`` may match empty text), ``re`` takes over that text: its rules after
+- *led*: any other pattern whose matches all start with literals that ``re`` cannot skip to itself (after an
+  optional literal, after whitespace, or starting with a letter: gpt-oss's
+  ``(?:<|start|>assistant)?<|channel|>(?:final|commentary)[^<]*<|message|>``): ``str.find`` finds the literals and
+  ``re`` matches there. The heads of the open and marked shapes are led the same way.
+
+When a match of the last four is empty (``H`` may match empty text), ``re`` takes over that text: its rules after
 an empty match differ.
 
-Anything else (outside the parts of the last three that ``re`` runs: classes outside a lookahead, other
+Anything else (outside the parts of the last four that ``re`` runs: classes outside a lookahead, other
 escapes and quantifiers, named groups; inline flags anywhere) has no plan and runs with ``re``. The walk never uses
 plans: tests/test_plans.py compares every shape with ``re`` on generated texts, and tests/test_fast.py the fast
 path with the walk."""
@@ -39,7 +45,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from .templates import template_parts
 
@@ -532,7 +538,7 @@ def _opened(source: str, head_source: str, close: int, groups: int = 1) -> Calla
     ends = _ends(reader)
     if reader.at != len(source):
         raise _NoPlan
-    opener = head.search
+    opener = _led(head) or head.search
 
     def match(text: str, at: int) -> Opened | None:
         opened = opener(text, at)
@@ -571,7 +577,7 @@ def _marked(source: str, anchored: bool) -> Callable[[str, int], Opened | None]:
         break
     else:
         raise _NoPlan
-    opener, mark = head.match if anchored else head.search, head.groups
+    opener, mark = head.match if anchored else _led(head) or head.search, head.groups
 
     def match(text: str, at: int) -> Opened | None:
         opened = opener(text, at)
@@ -620,6 +626,53 @@ def _pairs_plan(pattern: re.Pattern[str]) -> Plan:
     return plan
 
 
+def _led_plan(pattern: re.Pattern[str]) -> Plan:
+    """Any other pattern that ``_searcher`` can lead by its literals: ``re`` runs it whole, at the positions where
+    a match may start ((?:<|start|>assistant)?<|channel|>(?:final|commentary)[^<]*<|message|>)."""
+    _source(pattern)
+    search = _led(pattern)
+    if search is None:
+        raise _NoPlan  # re's own search is as good
+
+    def match(text: str, at: int) -> tuple[int, int, int, int, re.Match[str]] | None:
+        found = search(text, at)
+        if found is None:
+            return None
+        start, end = found.span(1) if pattern.groups else (0, 0)
+        return found.start(), start, end, found.end() if start >= 0 else -1, found  # no group 1: re decides
+
+    return _short_to_re(_matches_plan(match, pattern.groups > 0, pattern, heads=True), pattern)
+
+
+def _short_to_re(plan: Plan, pattern: re.Pattern[str]) -> Plan:
+    """``plan`` for texts of _SHORT characters or more, ``pattern`` for shorter ones: a led pattern runs with ``re``
+    anyway, and on a short text its own scan costs less than the plan's loop."""
+    short = Plan()
+    search, finditer, replace = plan.search, plan.finditer, plan.replace
+    if search is not None and finditer is not None:
+
+        def searched(text: str) -> Any:
+            if len(text) >= _SHORT:
+                return search(text)
+            found = pattern.search(text)
+            return NO_MATCH if found is None else found.group(1)
+
+        def found_all(text: str) -> list[Any]:
+            return finditer(text) if len(text) >= _SHORT else [found.group(1) for found in pattern.finditer(text)]
+
+        short.search, short.finditer = searched, found_all
+    if replace is not None:
+
+        def replaced(template: str, parts: Parts) -> Callable[[str], str] | None:
+            sub = replace(template, parts)
+            if sub is None:
+                return None
+            return lambda text: sub(text) if len(text) >= _SHORT else pattern.sub(template, text)
+
+        short.replace = replaced
+    return short
+
+
 def _source(pattern: re.Pattern[str]) -> str:
     if pattern.flags != re.DOTALL | re.UNICODE or not isinstance(pattern.pattern, str):
         raise _NoPlan  # [REGEX-1] DOTALL alone
@@ -637,12 +690,140 @@ def _compiled(source: str, groups: int = 1) -> re.Pattern[str]:
     return head
 
 
+_SHORT = 256  # below this many characters, re's scan costs less than finding the leads
+
+
+def _led(head: re.Pattern[str]) -> Callable[[str, int], re.Match[str] | None] | None:
+    """``head.search``, led by the literals that start every match of the head (``_leads``), or None where ``re``
+    does as well alone. ``re`` tries a head that starts with an optional literal, ``(?:<|start|>assistant)?``, with
+    whitespace, ``\\s*to=``, or with ``^`` in some of its alternatives at every position of the text, and a head whose
+    literals start with a letter at every such letter; ``str.find`` skips to the literals. No literal starts with
+    whitespace, so a match starts at the first of them or in the whitespace just before it, or after it (or at the
+    text's start): ``head.match`` runs at those positions, in order, as ``search`` would. Texts shorter than _SHORT
+    are left to ``re``."""
+    try:
+        leads = _leads(head.pattern)
+    except (_NoPlan, IndexError):
+        return None
+    literals, spaced, begins = leads.literals, leads.spaced, leads.begins
+    lettered = len(literals) > 1 and any(literal[0].isalnum() for literal in literals)
+    if not (spaced or (begins and literals) or leads.optional or lettered):
+        return None  # re skips to the characters that start a literal, and "<" is rare in prose
+    match, scan = head.match, head.search
+
+    def search(text: str, at: int) -> re.Match[str] | None:
+        if len(text) - at < _SHORT:
+            return scan(text, at)
+        if begins and at == 0:
+            matched = match(text, 0)
+            if matched is not None:
+                return matched
+        while True:
+            first = -1  # the first literal from at, each literal's search ending where the first found so far starts
+            for literal in literals:
+                found = text.find(literal, at) if first < 0 else text.find(literal, at, first + len(literal) - 1)
+                if found >= 0:
+                    first = found
+            if first < 0:
+                return None
+            for start in range(_back(text, first, at) if spaced else first, first + 1):
+                matched = match(text, start)
+                if matched is not None:
+                    return matched
+            at = first + 1
+
+    return search
+
+
+class _Leads(NamedTuple):
+    """How every match of a pattern starts (``_leads``)."""
+
+    literals: list[str]  # with one of these,
+    spaced: bool  # or with whitespace before one,
+    begins: bool  # or at the text's start (an alternative that starts with ^);
+    optional: bool  # whether one of the literals is an optional one before the others
+
+
+def _leads(source: str) -> _Leads:
+    """How every match of a pattern starts: ``[(?:L)?] [\\s*] L ...`` or ``^ ...``, or in place of ``[\\s*] L`` a
+    group (capturing or not, not repeated) whose alternatives each start so. _NoPlan for any other start."""
+    literals: list[str] = []
+    optional = False
+    if source.startswith("(?:"):
+        close = _closing(source, 3)
+        if source[close + 1 : close + 2] == "?" and source[close + 2 : close + 3] not in ("?", "+"):
+            reader = _Reader(source[3:close])
+            literals += _literals(("group", None, reader.alternatives(), ""))
+            if reader.at != close - 3:
+                raise _NoPlan
+            optional, source = True, source[close + 2 :]
+    inner = 3 if source.startswith("(?:") else 0 if source.startswith("(?") else 1 if source.startswith("(") else 0
+    if inner:
+        close = _closing(source, inner)
+        if source[close + 1 : close + 2] in ("?", "*", "+", "{"):
+            raise _NoPlan
+        spaced = begins = False
+        for alternative in _split(source[inner:close]):
+            each = _leads(alternative)
+            literals += each.literals
+            spaced, begins, optional = spaced or each.spaced, begins or each.begins, optional or each.optional
+        return _Leads(literals, spaced, begins, optional)
+    if source.startswith("^"):
+        return _Leads(literals, False, True, optional)
+    reader = _Reader(source)
+    item = reader.item()
+    spaced = item == ("ws",)
+    if spaced:
+        item = reader.item()
+    if item[0] != "lit" or item[1][0].isspace():
+        raise _NoPlan
+    literal = item[1]
+    while reader.at < len(source):
+        try:
+            item = reader.item()
+        except _NoPlan:
+            break
+        if item[0] != "lit":
+            break
+        literal += item[1]
+    return _Leads([*literals, literal], spaced, False, optional)
+
+
+def _split(source: str) -> list[str]:
+    """The alternatives at the top level of a pattern (escapes, classes and groups skipped)."""
+    alternatives, depth, begin, at = [], 0, 0, 0
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            at += 1
+        elif char == "[":
+            at = _class_end(source, at)
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            alternatives.append(source[begin:at])
+            begin = at + 1
+        at += 1
+    alternatives.append(source[begin:at])
+    return alternatives
+
+
+_OPTIONAL = re.compile(r"\\s\*(\\[^\w\s]|[^\\()|?*+.$^\[\]{}\s])\?(?![?+])(?=\\s\*)")  # \s*X?, then \s*
+
+
 def _ends(reader: _Reader) -> Callable[[str, int], tuple[int, int]]:
-    """Read ``[\\s*|\\n?] S`` after a lazy body, ``S`` stops as in a region: where the body that starts at a position
-    ends (before the whitespace or the newline) and where the match ends, as in a region; (-1, -1) when no stop
-    comes and $ is none of them (the match may be elsewhere: ``re`` decides)."""
+    """Read ``[\\s*|\\s*X?\\s*|\\n?] S`` after a lazy body, ``S`` stops as in a region and ``X`` a character none of
+    them starts with: where the body that starts at a position ends (before the whitespace, ``X`` or the newline) and
+    where the match ends, as in a region; (-1, -1) when no stop comes and $ is none of them (the match may be
+    elsewhere: ``re`` decides)."""
     newline = reader.source.startswith("\\n?", reader.at)
     reader.at += 3 * newline
+    skipped = None if newline else _OPTIONAL.match(reader.source, reader.at)
+    dropped = ""  # \s* X? \s*: a character that may stand in the whitespace before the stops (Llama 4's "]")
+    if skipped is not None:
+        dropped, reader.at = skipped.group(1)[-1], skipped.end()
     start = reader.at
     items = reader.sequence()  # up to the end of the alternative
     trail = items[:1] == [("ws",)] and not newline
@@ -658,6 +839,8 @@ def _ends(reader: _Reader) -> Callable[[str, int], tuple[int, int]]:
     if newline and ended:
         raise _NoPlan  # \n? before $ may stop before a last newline or two
     literals = [(literal, kind == "eat") for kind, literal in stops if kind != "end"]
+    if dropped and (tailed is not None or any(literal.startswith(dropped) for literal, _ in literals)):
+        raise _NoPlan  # "]" could be taken before a later stop: the first would not decide
     stop = _Literals(literals) if literals else None
     one = stop.one if stop is not None else None
     length = stop.length if stop is not None else {}
@@ -687,7 +870,10 @@ def _ends(reader: _Reader) -> Callable[[str, int], tuple[int, int]]:
         elif first < 0:
             return -1, -1
         if trail:
-            return _back(text, first, inner), finish
+            close = _back(text, first, inner)
+            if dropped and close > inner and text[close - 1] == dropped:
+                close = _back(text, close - 1, inner)  # no stop starts with whitespace or it: the earliest end
+            return close, finish
         if newline and first > inner and text[first - 1] == "\n":
             return first - 1, finish
         return first, finish
@@ -880,7 +1066,7 @@ def plan(pattern: re.Pattern[str]) -> Plan | None:
             return make(items)
         except _NoPlan:
             continue
-    for make_from_pattern in (_open_plan, _marked_plan, _marked_rest_plan, _pairs_plan):
+    for make_from_pattern in (_open_plan, _marked_plan, _marked_rest_plan, _pairs_plan, _led_plan):
         try:
             return make_from_pattern(pattern)
         except _NoPlan:
