@@ -887,22 +887,7 @@ def _tailed(source: str) -> tuple[re.Pattern[str], bool]:
     where one of them matches, in order, with what it takes. The alternatives but $, and whether $ is one."""
     if not source.startswith("(?:") or _closing(source, 3) != len(source) - 1:
         raise _NoPlan
-    alternatives, depth, begin, at = [], 0, 3, 3
-    while at < len(source) - 1:
-        char = source[at]
-        if char == "\\":
-            at += 1
-        elif char == "[":
-            at = _class_end(source, at)
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            alternatives.append(source[begin:at])
-            begin = at + 1
-        at += 1
-    alternatives.append(source[begin:at])
+    alternatives = _split(source[3:-1])
     kept = [alternative for alternative in alternatives if alternative != "$"]
     for alternative in kept:
         try:
