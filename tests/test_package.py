@@ -48,10 +48,10 @@ def test_the_tarball_holds_the_license_and_types_and_no_link_out_of_it() -> None
     assert relative == [], "links that leave the package do not work on npm"
 
 
-def test_the_wheel_holds_the_kit_adapters_the_readme_points_at(tmp_path: Path) -> None:
+def test_the_wheel_holds_the_kit_adapters_the_readme_points_at(tmp_path: Path, source_tree: Path) -> None:
     pytest.importorskip("build")
     built = subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path), str(source_tree)],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert built.returncode == 0, built.stderr[-2000:]

@@ -231,6 +231,8 @@ def check(source: str, seed: int) -> int:
     pattern = re.compile(source, re.DOTALL)
     plan = plans.plan(pattern)
     assert plan is not None, source
+    substitutions = [(template, plans.substitution(pattern, template)) for template in templates(pattern)]
+    substitutions = [(template, substitution) for template, substitution in substitutions if substitution is not None]
     ways = 0
     for text in texts(source, seed):
         if plan.search is not None:
@@ -238,10 +240,8 @@ def check(source: str, seed: int) -> int:
             assert plan.search(text) == (plans.NO_MATCH if match is None else match.group(1)), (source, text)
         if plan.finditer is not None:
             assert plan.finditer(text) == [match.group(1) for match in pattern.finditer(text)], (source, text)
-        for template in templates(pattern):
-            substitution = plans.substitution(pattern, template)
-            if substitution is not None:
-                assert substitution(text) == pattern.sub(template, text), (source, template, text)
+        for template, substitution in substitutions:
+            assert substitution(text) == pattern.sub(template, text), (source, template, text)
         if plan.pairs is not None:
             found = [(match["key"], match["value"], match[0]) for match in pattern.finditer(text)]
             assert plan.pairs(text) == found, (source, text)

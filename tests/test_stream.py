@@ -9,7 +9,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -620,30 +619,14 @@ def test_a_long_call_is_not_read_whole_on_every_feed(monkeypatch: pytest.MonkeyP
         assert per_char[1] <= per_char[0] + 1, (family.name, per_char)  # what texts shorter than CUT cost is fixed
 
 
-def test_calls_already_sent_are_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:  # [STREAM-6], [ARR-2]
+def test_calls_already_sent_are_not_read_again(calls_counted: list[Counted]) -> None:  # [STREAM-6], [ARR-2]
     """An output with many calls streams at a cost per character that does not grow with the number of calls: a
     call whose match was known whole at an earlier feed is analysed once (``ItemsRead``) and what sent it does not
     walk it again (``OpenArray.settled``). Before, every feed analysed and walked every call found so far: 400
     calls cost 5x what 10 did per character (Qwen3), 6x (Kimi K2). Work is counted, not timed: the nodes
     analysed and the values the deltas are grown from, per character, in every family, with and without tools."""
-    import response_schema.stream.analysis as analysis
-    import response_schema.stream.partial as partial
-
-    work = [0]
-    node, grow = analysis.Analysis.node, partial.grow
-
-    def counting_node(self: Any, *args: Any) -> Any:
-        work[0] += 1
-        return node(self, *args)
-
-    def counting_grow(*args: Any) -> Any:
-        work[0] += 1
-        return grow(*args)
-
-    monkeypatch.setattr(analysis.Analysis, "node", counting_node)
-    monkeypatch.setattr(partial, "grow", counting_grow)
-    for family, with_tools, per_char in _per_character_of_calls(work):
-        assert per_char[1] <= per_char[0] * 1.5, (family.name, with_tools, per_char)
+    for family, with_tools, work, _ in calls_counted:
+        assert work[1] <= work[0] * 1.5, (family, with_tools, work)
 
 
 def test_no_feed_reads_the_whole_output(monkeypatch: pytest.MonkeyPatch) -> None:  # [STREAM-6]
@@ -670,19 +653,43 @@ def test_no_feed_reads_the_whole_output(monkeypatch: pytest.MonkeyPatch) -> None
         assert read[0] == 1 and len(stream.message["tool_calls"]) == 20, family.name
 
 
-def test_calls_already_found_are_not_copied_on_every_feed(monkeypatch: pytest.MonkeyPatch) -> None:  # [STREAM-6]
+def test_calls_already_found_are_not_copied_on_every_feed(calls_counted: list[Counted]) -> None:  # [STREAM-6]
     """The calls found so far are shared from feed to feed, not copied on each: the array a feed gives leaves
     out its settled calls (``OpenArray.head``), and what is sent and typed from it reads only the calls after them.
     Before, four copies of the calls found so far were made on every feed (the iterator's matches, the array's
     values, the array without its JSON texts, the typed calls): Kimi K2 outputs of 3,000 calls cost 1.15x, and of
     10,000 calls 1.5x, what 100 calls cost per character. Copies are counted, not timed: the items put into open
     arrays and the iterator's lists of matches, per character, in every family, with and without tools."""
+    for family, with_tools, _, copied in calls_counted:
+        assert copied[1] <= copied[0] * 1.5 + 0.05, (family, with_tools, copied)
+
+
+Counted = tuple[str, bool, list[float], list[float]]
+
+
+@pytest.fixture(scope="module")
+def calls_counted() -> list[Counted]:
+    """For every family, with and without tools, over a stream of outputs of 5 and of 60 calls fed 4 characters at a
+    time: the work per character (nodes analysed, values grown) and the copies per character (items put into open
+    arrays, the iterator's new lists of matches), counted in one run of the streams."""
     import response_schema.stream.analysis as analysis
     import response_schema.stream.partial as partial
 
-    copied = [0]
-    init, advance = partial.OpenArray.__init__, analysis.Iterator.advance
-    given: dict[int, Any] = {}
+    work, copied, given = [0], [0], {}
+    node, grow, init, advance = (
+        analysis.Analysis.node,
+        partial.grow,
+        partial.OpenArray.__init__,
+        analysis.Iterator.advance,
+    )
+
+    def counting_node(self: Any, *args: Any) -> Any:
+        work[0] += 1
+        return node(self, *args)
+
+    def counting_grow(*args: Any) -> Any:
+        work[0] += 1
+        return grow(*args)
 
     def counting_init(self: Any, *args: Any) -> None:
         init(self, *args)
@@ -695,32 +702,29 @@ def test_calls_already_found_are_not_copied_on_every_feed(monkeypatch: pytest.Mo
             given[id(self)] = items.known
         return items
 
-    monkeypatch.setattr(partial.OpenArray, "__init__", counting_init)
-    monkeypatch.setattr(analysis.Iterator, "advance", counting_advance)
-    for family, with_tools, per_char in _per_character_of_calls(copied, given.clear):
-        assert per_char[1] <= per_char[0] * 1.5 + 0.05, (family.name, with_tools, per_char)
-
-
-def _per_character_of_calls(
-    counted: list[int], reset: Callable[[], None] = lambda: None
-) -> Iterator[tuple[Any, bool, list[float]]]:
-    """For every family, with and without tools: ``counted[0]`` per character over a stream of outputs of 5 and of
-    60 calls, fed 4 characters at a time (``reset`` runs before each stream)."""
     tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
-    for family in FAMILIES:
-        for with_tools in (None, tools):
-            per_char = []
-            for count in (5, 60):
-                calls = tuple(("get_weather", {"city": f"Paris {index}", "days": [1, 2]}) for index in range(count))
-                output = family.render(content="Checking.", calls=calls)
-                counted[0] = 0
-                reset()
-                stream = rs.compile(rs.schemas.load(family.name)).stream(family.prefill, with_tools)
-                for at in range(0, len(output), 4):
-                    stream.feed(output[at : at + 4])
-                stream.finish()
-                per_char.append(counted[0] / len(output))
-            yield family, with_tools is not None, per_char
+    counted: list[Counted] = []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(analysis.Analysis, "node", counting_node)
+        monkeypatch.setattr(partial, "grow", counting_grow)
+        monkeypatch.setattr(partial.OpenArray, "__init__", counting_init)
+        monkeypatch.setattr(analysis.Iterator, "advance", counting_advance)
+        for family in FAMILIES:
+            for with_tools in (None, tools):
+                work_per_char, copied_per_char = [], []
+                for count in (5, 60):
+                    calls = tuple(("get_weather", {"city": f"Paris {index}", "days": [1, 2]}) for index in range(count))
+                    output = family.render(content="Checking.", calls=calls)
+                    work[0], copied[0] = 0, 0
+                    given.clear()
+                    stream = rs.compile(rs.schemas.load(family.name)).stream(family.prefill, with_tools)
+                    for at in range(0, len(output), 4):
+                        stream.feed(output[at : at + 4])
+                    stream.finish()
+                    work_per_char.append(work[0] / len(output))
+                    copied_per_char.append(copied[0] / len(output))
+                counted.append((family.name, with_tools is not None, work_per_char, copied_per_char))
+    return counted
 
 
 def test_a_node_whose_match_is_certain_is_analysed_once(monkeypatch: pytest.MonkeyPatch) -> None:  # [REGEX-2]

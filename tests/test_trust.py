@@ -579,10 +579,10 @@ def test_parse_takes_the_schema_from_stdin(tmp_path: Path) -> None:
     assert "cannot both be standard input" in one_line_error(cli("parse", "-", "-"))
 
 
-def test_the_sdist_holds_every_file_the_tests_need(tmp_path: Path) -> None:
+def test_the_sdist_holds_every_file_the_tests_need(tmp_path: Path, source_tree: Path) -> None:
     pytest.importorskip("build")
     result = subprocess.run(
-        [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(tmp_path), str(source_tree)],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr

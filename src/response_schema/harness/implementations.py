@@ -103,6 +103,9 @@ class PythonCallable(InProcess):
         return outcomes
 
 
+PIPE_BUFFER = 1 << 20  # the pipes' buffers: an implementation's long lines are read (or dropped) in few system calls
+
+
 class Subprocess:
     """One persistent process speaking protocol v1 over JSON lines on stdin and stdout."""
 
@@ -131,6 +134,7 @@ class Subprocess:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
+                bufsize=PIPE_BUFFER,
                 start_new_session=True,
             )
         except OSError as exc:
@@ -232,15 +236,14 @@ class Subprocess:
 
     def _read_stdout(self, process: subprocess.Popen[bytes], lines: queue.SimpleQueue[tuple[str, bytes]]) -> None:
         stream = process.stdout
-        assert stream is not None
+        assert isinstance(stream, io.BufferedReader)
         try:
             while True:
                 line = stream.readline(self.line_limit + 1)
                 if not line:
                     break
                 if len(line) > self.line_limit and not line.endswith(b"\n"):
-                    while line and not line.endswith(b"\n"):  # drop the rest of the long line
-                        line = stream.readline(1024 * 1024)
+                    _drop_line(stream)
                     lines.put(("oversize", b""))
                     continue
                 lines.put(("line", line))
@@ -258,6 +261,15 @@ class Subprocess:
                     del self.stderr[:-STDERR_KEEP]
         except (OSError, ValueError):
             pass
+
+
+def _drop_line(stream: io.BufferedReader) -> None:
+    """Read up to the end of the current line and throw it away, a buffer at a time (readline would copy it)."""
+    while chunk := stream.peek():
+        end = chunk.find(b"\n")
+        stream.read(len(chunk) if end < 0 else end + 1)
+        if end >= 0:
+            return
 
 
 def _preview(line: bytes, limit: int = 120) -> str:
