@@ -31,7 +31,9 @@ changes whether what follows matches):
 - *led*: any other pattern whose matches all start with literals that ``re`` cannot skip to itself (after an
   optional literal, after whitespace, or starting with a letter: gpt-oss's
   ``(?:<|start|>assistant)?<|channel|>(?:final|commentary)[^<]*<|message|>``): ``str.find`` finds the literals and
-  ``re`` matches there. The heads of the open and marked shapes are led the same way.
+  ``re`` matches there. The heads of the open and marked shapes are led the same way; a head that cannot be led
+  but whose matches all hold a literal at its top level (Mistral v11's ``^(?:(?!\\[TOOL_CALLS\\]).)*?\\[THINK\\]``)
+  runs only where ``str.find`` finds that literal in the rest of the text.
 
 When a match of the last four is empty (``H`` may match empty text), ``re`` takes over that text: its rules after
 an empty match differ.
@@ -538,7 +540,7 @@ def _opened(source: str, head_source: str, close: int, groups: int = 1) -> Calla
     ends = _ends(reader)
     if reader.at != len(source):
         raise _NoPlan
-    opener = _led(head) or head.search
+    opener = _led(head) or _needing(head, head.search)
 
     def match(text: str, at: int) -> Opened | None:
         opened = opener(text, at)
@@ -577,7 +579,7 @@ def _marked(source: str, anchored: bool) -> Callable[[str, int], Opened | None]:
         break
     else:
         raise _NoPlan
-    opener, mark = head.match if anchored else _led(head) or head.search, head.groups
+    opener, mark = _needing(head, head.match) if anchored else _led(head) or _needing(head, head.search), head.groups
 
     def match(text: str, at: int) -> Opened | None:
         opened = opener(text, at)
@@ -733,6 +735,32 @@ def _led(head: re.Pattern[str]) -> Callable[[str, int], re.Match[str] | None] | 
             at = first + 1
 
     return search
+
+
+def _needing(
+    head: re.Pattern[str], find: Callable[[str, int], re.Match[str] | None]
+) -> Callable[[str, int], re.Match[str] | None]:
+    """``find`` (the head's ``search`` or ``match``), but None at once where the text from the position lacks a
+    literal that every match of the head holds: one at its top level, outside groups and lookaheads. ``re`` finds no
+    such literal first when the head starts otherwise (Mistral v11's ``^(?:(?!\\[TOOL_CALLS\\]).)*?\\[THINK\\]``
+    steps through the whole of a text without ``[THINK]``); ``str.find`` skips to it."""
+    try:
+        reader = _Reader(head.pattern)
+        alternatives = reader.alternatives()
+    except (_NoPlan, IndexError):
+        return find
+    if len(alternatives) != 1 or reader.at != len(head.pattern):
+        return find
+    items = alternatives[0]
+    literals = [item[1] for item in items if item[0] == "lit"]
+    if not literals or items[0][0] == "lit":
+        return find  # re skips to a first literal itself
+    needed = max(literals, key=len)
+
+    def needing(text: str, at: int) -> re.Match[str] | None:
+        return None if text.find(needed, at) < 0 else find(text, at)
+
+    return needing
 
 
 class _Leads(NamedTuple):
