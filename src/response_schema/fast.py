@@ -1,5 +1,6 @@
 """The fast path: a compiled schema turned into Python source, one function a node, each doing only the steps its
-node has, in straight lines (decided once, here, instead of on every parse). It computes what the walk (walk.py)
+node has, in straight lines (decided once, here, instead of on every parse); a child's const, and the steps of a
+text child on its parent's string, are written where its parent calls it. It computes what the walk (walk.py)
 computes, with the same step functions for everything but the recursion and the type checks, so values and
 errors (category, path, message) are the walk's; tests/test_fast.py checks that on the whole corpus and on
 generated schemas. ``Parser.parse`` uses it; the walk stays the reference that trace, streaming and the
@@ -51,6 +52,7 @@ _HELPERS: dict[str, Any] = {
     "transformed": transformed,
 }
 _LEAVES = {"integer": "integer_value", "number": "number_value", "boolean": "boolean_value"}
+_TEXT_TYPES = (None, "any", "string")
 
 
 def compile_fast(root: Node) -> Step:
@@ -75,8 +77,7 @@ class _Source(generated.Source):
         self.functions += 1
         body: list[str] = []
         if node.has_const:  # [CONST-1]
-            const = self.constant("C", node.const)
-            body.append(f"return fresh({const})" if isinstance(node.const, (dict, list)) else f"return {const}")
+            body.append(f"return {self.const(node)}")
         else:
             this = self.constant("N", node)
             body += ["if c is None:", "    return None"]  # [NODE-2]
@@ -88,6 +89,11 @@ class _Source(generated.Source):
         self.lines += [f"def {name}(c):", *("    " + line for line in body)]
         return name
 
+    def const(self, node: Node) -> str:
+        """[CONST-1] The expression of a node's const: a fresh copy of an object or array."""
+        const = self.constant("C", node.const)
+        return f"fresh({const})" if isinstance(node.const, (dict, list)) else const
+
     def stages(self, node: Node, this: str) -> tuple[list[str], bool]:
         """Steps 3 to 8 of [NODE-1], only those the node has, in the walk's order; a regex stage that finds
         nothing returns no value. With the lines, whether the content they leave is known to be a string (the
@@ -96,13 +102,7 @@ class _Source(generated.Source):
         text = node.needs_string
         if node.needs_string:  # [NODE-3]
             lines += _guard("not isinstance(c, str)", f"mismatch({this}, 'a regex keyword needs string input', c)")
-        for pattern, replacement in node.substitutions:  # [SUBS-2]
-            planned = plans.substitution(pattern, replacement)
-            if planned is not None:
-                lines.append(f"c = {self.constant('L', planned)}(c)")
-            else:
-                sub, template = self.constant("S", pattern.sub), self.constant("R", replacement)
-                lines.append(f"c = {sub}({template}, c)")
+        lines += self.substitutions(node, "c", "c")  # [SUBS-2]
         if node.regex is not None:  # [REGEX-2]
             plan = plans.plan(node.regex)
             if plan is not None and plan.search is not None:  # group 1's text, or NO_MATCH
@@ -140,6 +140,42 @@ class _Source(generated.Source):
             lines.append(f"c = mapped({this}, c)")
         return lines, text and node.parser is None and node.mapping is None and node.mapping_regex is None
 
+    def text_stages(self, node: Node) -> list[str] | None:
+        """For a text node (substitutions, then an x-regex, nothing else; a string or untyped node), the lines that
+        compute its value of the string ``c`` into ``v``: the text they leave, NO_MATCH when the x-regex finds
+        nothing and None when its group took no part (no value, [REGEX-4], [REGEX-6]). None for any other node. On a
+        string its only check that can fail is a string node's on a group that took no part ([STR-1]), so its
+        parent's string branch runs these lines instead of calling it."""
+        others = (node.iterator, node.key_value, node.parser, node.mapping, node.mapping_regex)
+        if not node.needs_string or any(stage is not None for stage in others) or node.type not in _TEXT_TYPES:
+            return None
+        if node.regex is not None and node.regex.groupindex:
+            return None  # [REGEX-5] an object of the named groups
+        lines = self.substitutions(node, "v", "c")
+        text = "v" if lines else "c"
+        if node.regex is None:
+            return [*lines, f"v = {text}"]
+        plan = plans.plan(node.regex)
+        if plan is not None and plan.search is not None:  # group 1's text, or NO_MATCH
+            return [*lines, f"v = {self.constant('L', plan.search)}({text})"]
+        lines += [f"m = {self.constant('X', node.regex.search)}({text})", "v = NO_MATCH if m is None else m.group(1)"]
+        if node.type == "string":
+            lines += _guard("v is None", f"mismatch({self.constant('N', node)}, 'a string node needs a string', v)")
+        return lines
+
+    def substitutions(self, node: Node, into: str, source: str) -> list[str]:
+        """[SUBS-2] The lines that apply the node's substitutions in order to ``source``, the text left in ``into``."""
+        lines = []
+        for pattern, replacement in node.substitutions:
+            planned = plans.substitution(pattern, replacement)
+            if planned is not None:
+                lines.append(f"{into} = {self.constant('L', planned)}({source})")
+            else:
+                sub, template = self.constant("S", pattern.sub), self.constant("R", replacement)
+                lines.append(f"{into} = {sub}({template}, {source})")
+            source = into
+        return lines
+
     def typed(self, node: Node, this: str, text: bool) -> list[str]:
         if node.type == "object":
             return self.object(node, this)
@@ -158,16 +194,25 @@ class _Source(generated.Source):
         lines = ["out = {}", "if isinstance(c, str):"]  # [OBJ-2]
         if not node.has_properties:  # [OBJ-3]
             lines.append(f"    raise mismatch({this}, 'an object node without properties cannot take a string', c)")
-        children = [(self.constant("K", name), child, self.node(child)) for name, child in node.properties]
+        # a child with a const gives it whatever its content is ([CONST-1]): its value is written in place of a call
+        children = [
+            (self.constant("K", name), child, self.const(child) if child.has_const else self.node(child))
+            for name, child in node.properties
+        ]
         for key, child, function in children:
             if child.has_const:  # [CONST-2] a const of null is no value: the key is left out
-                lines += [] if child.const is None else [f"    out[{key}] = {function}(c)"]
+                lines += [] if child.const is None else [f"    out[{key}] = {function}"]
+                continue
+            text = self.text_stages(child)
+            if text is not None:  # the child's steps on the string, in place of a call
+                lines += ["    " + line for line in text]
+                lines += ["    if v is not NO_MATCH and v is not None:", f"        out[{key}] = v"]
                 continue
             lines += [f"    v = {function}(c)", "    if v is not None:", f"        out[{key}] = v"]
         lines += ["    pass", "elif isinstance(c, dict):"]  # [OBJ-4]
         for key, child, function in children:
             if child.has_const:
-                lines.append(f"    out[{key}] = {function}(None)")
+                lines.append(f"    out[{key}] = {function}")
                 continue
             lines += [f"    if {key} in c:", f"        out[{key}] = {function}(c[{key}])"]
             if child.has_default:  # [OBJ-5]
@@ -179,9 +224,10 @@ class _Source(generated.Source):
         lines += ["    pass", "else:", f"    raise mismatch({this}, 'an object node needs a string or an object', c)"]
         if node.required:  # [OBJ-7]
             required = self.constant("Q", node.required)
+            present = " and ".join(f"{self.constant('K', name)} in out" for name in node.required)
             lines += [
-                f"missing = [name for name in {required} if name not in out]",
-                "if missing:",
+                f"if not ({present}):",
+                f"    missing = [name for name in {required} if name not in out]",
                 f"    raise ParseError('missing-required', {this}.path, "
                 "f'required keys missing from the result: {missing}')",
             ]
