@@ -388,7 +388,10 @@ class Region:
         else:  # $ alone: a stop always found
             one, length, search = None, {}, _nowhere
         eaten = length[one] if one is not None else 0
-        held = self.held.find if self.held is not None else None
+        held = self.held is not None
+        # the literals the lazy loop may not pass: one found by str.find, several by one re search
+        held_one = self.held.one if self.held is not None else None
+        held_search = self.held.pattern.search if self.held is not None else _nowhere
 
         def match(text: str, at: int) -> tuple[int, int, int, int] | None:
             if anchored and at > 0:
@@ -418,11 +421,18 @@ class Region:
                         return None  # no stop after this head, nor after a later one
                     at = begin + 1  # a later head may end before this one, inside it: its stop may come first
                     continue
-                close = _back(text, first, inner) if trail else first
+                close = first
+                if trail:  # back over the whitespace before the stop (_back, inline)
+                    while close > inner and text[close - 1].isspace():
+                        close -= 1
                 group_end = finish if through else close
-                if held is None:
+                if not held:
                     return begin, inner, group_end, finish
-                passed = held(text, inner)[0]
+                if held_one is not None:
+                    passed = text.find(held_one, inner)
+                else:
+                    found = held_search(text, inner)
+                    passed = -1 if found is None else found.start()
                 if passed < 0 or passed >= close:
                     return begin, inner, group_end, finish
                 if anchored:
