@@ -1,10 +1,10 @@
 """The fast path: a compiled schema turned into Python source, one function a node, each doing only the steps its
 node has, in straight lines (decided once, here, instead of on every parse); a child's const, and the steps of a
-text child on its parent's string, are written where its parent calls it. It computes what the walk (walk.py)
-computes, with the same step functions for everything but the recursion and the type checks, so values and
-errors (category, path, message) are the walk's; tests/test_fast.py checks that on the whole corpus and on
-generated schemas. ``Parser.parse`` uses it; the walk stays the reference that trace, streaming and the
-planted-bug tests use.
+text child or of an array of a text's matches on its parent's string, are written where its parent calls it. It
+computes what the walk (walk.py) computes, with the same step functions for everything but the recursion and the
+type checks, so values and errors (category, path, message) are the walk's; tests/test_fast.py checks that on the
+whole corpus and on generated schemas. ``Parser.parse`` uses it; the walk stays the reference that trace, streaming
+and the planted-bug tests use.
 
 Nothing of the schema is written into the source: patterns, keys, constants and nodes reach it as names bound
 in the namespace it runs in (``N3``, ``K7``), so the source depends only on the schema's shape and a schema's
@@ -70,10 +70,13 @@ class _Source(generated.Source):
     def __init__(self) -> None:
         super().__init__()
         self.functions = 0
+        self.made: dict[int, str] = {}  # id(node) -> the name of its function
 
     def node(self, node: Node) -> str:
-        """[NODE-1] in order, as the function of one node: const, no content, the stages, the type."""
-        name = f"node{self.functions}"
+        """[NODE-1] in order, as the function of one node: const, no content, the stages, the type. Made once."""
+        if id(node) in self.made:
+            return self.made[id(node)]
+        name = self.made[id(node)] = f"node{self.functions}"
         self.functions += 1
         body: list[str] = []
         if node.has_const:  # [CONST-1]
@@ -140,14 +143,38 @@ class _Source(generated.Source):
             lines.append(f"c = mapped({this}, c)")
         return lines, text and node.parser is None and node.mapping is None and node.mapping_regex is None
 
-    def text_stages(self, node: Node) -> list[str] | None:
+    def inlined(self, node: Node, key: str) -> list[str] | None:
+        """The lines that put a child's value of its parent's string ``c`` at ``key`` of ``out`` (nothing when it has
+        none), for a text node (``text_stages``) and for an array of a text's iterator matches; None for any other
+        node, which its parent calls."""
+        text = self.text_stages(node)
+        if text is not None:
+            return [*text, "if v is not NO_MATCH and v is not None:", f"    out[{key}] = v"]
+        if node.type != "array" or node.items is None or node.iterator is None or node.iterator.groupindex:
+            return None
+        stages = self.text_stages(node, iterated=True)
+        if stages is None:
+            return None
+        plan = plans.plan(node.iterator)  # [ITER-2]
+        if plan is not None and plan.finditer is not None:
+            found = f"v = {self.constant('L', plan.finditer)}(v)"
+        else:
+            found = f"v = [m.group(1) for m in {self.constant('I', node.iterator.finditer)}(v)]"
+        put = [found, "if v:", f"    out[{key}] = [{self.node(node.items)}(x) for x in v]"]  # [ITER-4], [ARR-2]
+        if node.regex is None:
+            return [*stages, *put]
+        return [*stages, "if v is not NO_MATCH:", *("    " + line for line in put)]
+
+    def text_stages(self, node: Node, iterated: bool = False) -> list[str] | None:
         """For a text node (substitutions, then an x-regex, nothing else; a string or untyped node), the lines that
         compute its value of the string ``c`` into ``v``: the text they leave, NO_MATCH when the x-regex finds
         nothing and None when its group took no part (no value, [REGEX-4], [REGEX-6]). None for any other node. On a
         string its only check that can fail is a string node's on a group that took no part ([STR-1]), so its
         parent's string branch runs these lines instead of calling it."""
-        others = (node.iterator, node.key_value, node.parser, node.mapping, node.mapping_regex)
-        if not node.needs_string or any(stage is not None for stage in others) or node.type not in _TEXT_TYPES:
+        others = (node.key_value, node.parser, node.mapping, node.mapping_regex)
+        if not node.needs_string or any(stage is not None for stage in others):
+            return None
+        if iterated != (node.iterator is not None) or (not iterated and node.type not in _TEXT_TYPES):
             return None
         if node.regex is not None and node.regex.groupindex:
             return None  # [REGEX-5] an object of the named groups
@@ -158,6 +185,8 @@ class _Source(generated.Source):
         plan = plans.plan(node.regex)
         if plan is not None and plan.search is not None:  # group 1's text, or NO_MATCH
             return [*lines, f"v = {self.constant('L', plan.search)}({text})"]
+        if iterated:
+            return None  # a group that took no part would reach the iterator
         lines += [f"m = {self.constant('X', node.regex.search)}({text})", "v = NO_MATCH if m is None else m.group(1)"]
         if node.type == "string":
             lines += _guard("v is None", f"mismatch({self.constant('N', node)}, 'a string node needs a string', v)")
@@ -203,10 +232,9 @@ class _Source(generated.Source):
             if child.has_const:  # [CONST-2] a const of null is no value: the key is left out
                 lines += [] if child.const is None else [f"    out[{key}] = {function}"]
                 continue
-            text = self.text_stages(child)
-            if text is not None:  # the child's steps on the string, in place of a call
-                lines += ["    " + line for line in text]
-                lines += ["    if v is not NO_MATCH and v is not None:", f"        out[{key}] = v"]
+            inlined = self.inlined(child, key)
+            if inlined is not None:  # the child's steps on the string, in place of a call
+                lines += ["    " + line for line in inlined]
                 continue
             lines += [f"    v = {function}(c)", "    if v is not None:", f"        out[{key}] = v"]
         lines += ["    pass", "elif isinstance(c, dict):"]  # [OBJ-4]

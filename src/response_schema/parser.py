@@ -48,7 +48,8 @@ class Parser:
         ``prefix`` is what the assistant turn already held before the output, such as a ``<think>\n`` that the
         chat template prefilled: the parse reads ``prefix + text`` ([GEN-5]). ``tools``, the request's function
         definitions (or ``Tools`` made from them once), type the arguments of calls to them (section 15)."""
-        message = self.fast(_whole(text, prefix))
+        whole = prefix + text if type(text) is str and type(prefix) is str else _whole(text, prefix)
+        message = self.fast(whole)
         return message if tools is None else (tools if isinstance(tools, Tools) else Tools(tools)).typed(message)
 
     def parse_walked(self, text: str, prefix: str = "", tools: Any = None) -> Any:
