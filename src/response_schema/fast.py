@@ -12,6 +12,7 @@ text can never be code. Sources are compiled once per shape (generated.py)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -118,13 +119,7 @@ class _Source(generated.Source):
             if not text:
                 lines.append(f"need_string({this}, c, 'x-regex-iterator')")
             text = False
-            plan = plans.plan(node.iterator)
-            if plan is not None and plan.finditer is not None:
-                lines.append(f"c = {self.constant('L', plan.finditer)}(c)")
-            else:
-                value = "match_value(m)" if node.iterator.groupindex else "m.group(1)"
-                lines.append(f"c = [{value} for m in {self.constant('I', node.iterator.finditer)}(c)]")
-            lines += ["if not c:", "    return None"]  # [ITER-4]
+            lines += [f"c = {self.matches(node.iterator, 'c')}", "if not c:", "    return None"]  # [ITER-4]
         if node.key_value is not None:  # [KV-3]
             if not text:
                 lines.append(f"need_string({this}, c, 'x-regex-key-value')")
@@ -150,16 +145,12 @@ class _Source(generated.Source):
         text = self.text_stages(node)
         if text is not None:
             return [*text, "if v is not NO_MATCH and v is not None:", f"    out[{key}] = v"]
-        if node.type != "array" or node.items is None or node.iterator is None or node.iterator.groupindex:
+        if node.type != "array" or node.items is None or node.iterator is None:
             return None
         stages = self.text_stages(node, iterated=True)
         if stages is None:
             return None
-        plan = plans.plan(node.iterator)  # [ITER-2]
-        if plan is not None and plan.finditer is not None:
-            found = f"v = {self.constant('L', plan.finditer)}(v)"
-        else:
-            found = f"v = [m.group(1) for m in {self.constant('I', node.iterator.finditer)}(v)]"
+        found = f"v = {self.matches(node.iterator, 'v')}"  # [ITER-2]
         put = [found, "if v:", f"    out[{key}] = [{self.node(node.items)}(x) for x in v]"]  # [ITER-4], [ARR-2]
         if node.regex is None:
             return [*stages, *put]
@@ -191,6 +182,14 @@ class _Source(generated.Source):
         if node.type == "string":
             lines += _guard("v is None", f"mismatch({self.constant('N', node)}, 'a string node needs a string', v)")
         return lines
+
+    def matches(self, iterator: re.Pattern[str], text: str) -> str:
+        """[ITER-2] The expression of the list of the match values of ``iterator`` on the string ``text``."""
+        plan = plans.plan(iterator)
+        if plan is not None and plan.finditer is not None:
+            return f"{self.constant('L', plan.finditer)}({text})"
+        value = "match_value(m)" if iterator.groupindex else "m.group(1)"
+        return f"[{value} for m in {self.constant('I', iterator.finditer)}({text})]"
 
     def substitutions(self, node: Node, into: str, source: str) -> list[str]:
         """[SUBS-2] The lines that apply the node's substitutions in order to ``source``, the text left in ``into``."""
