@@ -577,10 +577,10 @@ def test_the_json_scan_of_an_open_text_agrees_with_parsing_every_prefix(text: st
 
     for size in (1, 3):
         buffer = Buffer()
-        scan = JSONScan(Open(buffer, 0))
+        scan = JSONScan(Open(buffer, 0), lambda whole: "complete" if json_complete(whole) else ANY)
         for at in range(0, len(text), size):
             buffer.grow(text[at : at + size])
-            got = scan.advance(lambda whole: "complete" if json_complete(whole) else ANY)
+            got = scan.advance()
             assert (got == "complete") == json_complete(buffer.text), (buffer.text, size)
 
 
@@ -752,12 +752,12 @@ def test_a_node_whose_match_is_certain_is_analysed_once(monkeypatch: pytest.Monk
         closed = output.index("The answer")  # the block and its closer are in, and text follows them
         stream = rs.compile(rs.schemas.load(family.name)).stream(family.prefill)
         stream.feed(output[:closed])
-        for at in range(closed, closed + 8, 4):
-            stream.feed(output[at : at + 4])
         ran.clear()
-        for at in range(closed + 8, len(output), 4):
+        for at in range(closed, len(output), 4):
             stream.feed(output[at : at + 4])
-        assert "/properties/thinking" not in ran, family.name
+        # the feed that finds the match certain, and the next one that runs (steady feeds run nothing) makes the
+        # outcome that stands
+        assert ran.count("/properties/thinking") <= 2, family.name
         assert ran, family.name  # the content node is still read
 
 

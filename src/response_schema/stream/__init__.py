@@ -6,7 +6,9 @@ complete output, so equality holds by construction.
 
 Before ``finish``, after each feed, the stream sends what the output received so far already decides
 ([STREAM-6]): ``analysis.py`` runs the schema on descriptions of open content, with ``pike.py`` matching patterns
-on text still arriving; ``partial.py`` holds the partial values. What it cannot prove it does not send."""
+on text still arriving; ``partial.py`` holds the partial values. What it cannot prove it does not send. A feed
+after which the analysis would do what it did last, on texts that are only longer, sends their new characters
+without running it (``steady.py``)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from .partial import (
     sent_value,
 )
 from .pike import Buffer
+from .steady import Steady
 
 if TYPE_CHECKING:
     from ..parser import Parser
@@ -57,6 +60,7 @@ class Stream:
         "_parser",
         "_sent",
         "_settled",
+        "_steady",
         "_texts",
         "_tools",
     )
@@ -74,6 +78,7 @@ class Stream:
         self._texts: dict[str, tuple[int, JSONText]] = {}  # values sent as JSON text: how much was sent, and where
         self._open_texts: dict[str, None] = {}  # those of ``_texts`` whose value may be known before the end
         self._settled: dict[str, int] = {}  # how many first items of an array are sent as far as they go, by pointer
+        self._steady: Steady | None = None  # what the next feed may send without running the analysis
         self._finished = False
 
     @property
@@ -92,8 +97,15 @@ class Stream:
         if not text:
             return []
         self._buffer.grow(text)
+        if self._steady is not None:
+            steady = self._steady.feed()
+            if steady is not None:
+                if steady:
+                    self._message = None
+                return steady
         outcome = self._analysis.run(self._buffer)
         if outcome.none or outcome.value is NOTHING or outcome.value is UNKNOWN:
+            self._steady = self._after(None, {})
             return []  # [STREAM-6]: the root may still give no value, or nothing is certain
         value = outcome.value
         if self._tools is not None:
@@ -121,7 +133,15 @@ class Stream:
                 self._ended.add(path)
                 deltas.append({"op": "end", "path": path})
         self._settle(arrays)
+        self._steady = self._after(known, texts)
         return deltas
+
+    def _after(self, known: Any, texts: dict[str, JSONText]) -> Steady | None:
+        """What the next feed may send without running the analysis (steady.py); never with tools, whose typed
+        arguments read the end of their text."""
+        if self._tools is not None:
+            return None
+        return Steady.after(self._analysis, known, texts, self._sent, self._texts, self._settled)
 
     def _settle(self, arrays: dict[str, int]) -> None:
         """Keep how many first items of each array every later feed gives as this one did (``OpenArray``): they

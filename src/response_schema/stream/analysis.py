@@ -25,7 +25,7 @@ from ..templates import template_parts
 from ..textparsers import NOT_JSON, TooDeep, json_value
 from ..walk import NO_VALUE, Walk
 from .partial import UNKNOWN, JSONText, OpenArray, OpenObject, OpenText, common_prefix, meet
-from .pike import Buffer, Entry, Memo, Program, Search, compile_program
+from .pike import Buffer, Entry, Memo, Program, Search, compile_program, relative
 
 
 class Exact:
@@ -48,14 +48,31 @@ class Exact:
     def value(self) -> Any:
         if self._value is UNREAD:
             assert self.origin is not None
-            self._value = self.origin[0].slice(self.origin[1], self._end)
+            buffer = self.origin[0]
+            buffer.read_end = buffer.read_end or buffer.moving(self._end)
+            self._value = buffer.slice(self.origin[1], self._end)
         return self._value
 
     def text_length(self) -> int | None:
         """The length of a text value without reading it, None for a value that is no text."""
         if self._end >= 0 and self.origin is not None:
+            buffer = self.origin[0]
+            buffer.read_end = buffer.read_end or buffer.moving(self._end)  # a length that grows with the text
             return self._end - self.origin[1]
         return len(self._value) if isinstance(self._value, str) else None
+
+    def end(self) -> int | None:
+        """Where a text of the output ends in its buffer; None for any other value."""
+        if self.origin is None:
+            return None
+        if self._end >= 0:
+            return self._end
+        return self.origin[1] + len(self._value) if isinstance(self._value, str) else None
+
+    def moving(self) -> bool:
+        """Whether a text of the output ends where its buffer does, or next to it (``Buffer.moving``)."""
+        end = self.end()
+        return end is not None and self.origin is not None and self.origin[0].moving(end)
 
     def bounds(self) -> tuple[int, int] | None:
         """Where a span made by ``Exact.span`` starts and ends in its buffer; None for any other value."""
@@ -91,7 +108,9 @@ class Open:
 
     @property
     def text(self) -> str:
-        return self.buffer.slice(self.base, self.end)
+        buffer = self.buffer
+        buffer.read_end = buffer.read_end or self.end is None or buffer.moving(self.end)
+        return buffer.slice(self.base, self.end)
 
     def open_text(self) -> OpenText:
         """The string it holds so far, read from the buffer only when needed."""
@@ -163,6 +182,12 @@ class Analysis:
 
     def __init__(self, root: Node, walk: Walk) -> None:
         self.root, self.walk = root, walk
+        self.buffer = Buffer()  # the output, from the first run on
+        self.blind = False  # the last run read no description's text to its end (``Buffer.read_end``)
+        self._made: dict[tuple[Any, ...], None] = {}  # the keys of the states the last run made
+        self._fresh: dict[tuple[Any, ...], None] = {}  # those it made at the end of a text (``shape``)
+        self._sized: dict[tuple[Any, ...], None] = {}  # the states found by the end of a text, kept (``shape``)
+        self._shapes: list[Any] = []  # the last shape, state by state
         self._memo: dict[Any, Any] = {}  # each pattern's program, and whether a node holds JSON text
         self._states: dict[tuple[Any, ...], Any] = {}
         self._used: dict[tuple[Any, ...], Any] = {}
@@ -171,11 +196,72 @@ class Analysis:
         self._touched: list[tuple[Any, ...]] | None = None  # the keys of what is kept, when ``substituted`` asks
 
     def run(self, buffer: Buffer) -> Outcome:
-        self._used, self._opened_now = {}, {}
+        self.buffer = buffer
+        for each in self.buffers():
+            each.read_end = False
+        self._used, self._opened_now, self._made = {}, {}, {}
         outcome = self.node(self.root, Open(buffer, 0))
         self._states = self._used  # what this feed did not use is never used again
         self._opened = self._opened_now
+        self.blind = not any(each.read_end for each in self.buffers())
         return outcome
+
+    # Steady feeds (steady.py): what the analysis is, positions counted from the end of what they read.
+
+    def buffers(self) -> list[Buffer]:
+        """The output, and the texts its substitutions make of it."""
+        found = [self.buffer]
+        for state in self._states.values():
+            if type(state) is Substitutions:
+                found += [step.out for step in state.steps]
+        return found
+
+    def shape(self) -> tuple[Any, ...] | None:
+        """What the last ``run`` read, its positions ``relative``: the shape of each state it kept, in the order it
+        used them. None when the run read a description's text to its end (or the length of one that ends there:
+        not ``blind``), or kept a state found by a position one character before the end: the next run may do
+        otherwise than this one on the same shape.
+
+        A state found by the end of its text is one of two. Made by this run at the end of a text that is not
+        empty, it has read nothing, and the next run makes its own at the end, of the same shape (``_fresh``: its
+        shape is not read again). Kept from an earlier run (its text has not grown since), or found by the start
+        of an empty text (which may be where its text starts), it is the next run's too while its text does not
+        grow: its shape holds the text's length (``_sized``)."""
+        if not self.blind:
+            return None
+        self._fresh, self._sized = {}, {}
+        for key in self._states:
+            if len(key) == 4 and key[3].__class__ is int and key[2].moving(key[3]):
+                if key[3] != key[2].length:
+                    return None
+                if key in self._made and key[3] > 0:
+                    self._fresh[key] = None
+                else:
+                    self._sized[key] = None
+            elif len(key) == 3 and isinstance(key[2], Exact) and key[2].moving():  # a span read at the end
+                return None
+        self._shapes = [self._shape(key, state) for key, state in self._states.items()]
+        return tuple(self._shapes)
+
+    def _shape(self, key: tuple[Any, ...], state: Any) -> Any:
+        shape = getattr(state, "shape", None)
+        found = state if shape is None else shape()
+        return (found, key[2].length) if key in self._sized else found
+
+    def advanced(self) -> tuple[Any, ...]:
+        """Each state the last run kept advanced to what has arrived since, as the next run would, and their shapes
+        (``shape``; a state made at the end keeps its shape: the next run would make a new one). The states stay
+        advanced: a run advances a state only over what it has not read."""
+        shapes = []
+        for index, (key, state) in enumerate(self._states.items()):
+            if key in self._fresh:
+                shapes.append(self._shapes[index])
+                continue
+            kind = type(state)
+            if kind is Search or kind is Substitutions or kind is Iterator or kind is JSONScan:
+                state.advance()
+            shapes.append(self._shape(key, state))
+        return tuple(shapes)
 
     def _state(self, key: tuple[Any, ...], make: Any) -> Any:
         """What a stage keeps between feeds (its search, or its result on a span known whole, which stays the
@@ -185,6 +271,7 @@ class Analysis:
             state = self._states.get(key)
             if state is None:
                 state = make()
+                self._made[key] = None
             self._used[key] = state
         if self._touched is not None:
             self._touched.append(key)
@@ -300,14 +387,21 @@ class Analysis:
         before the cut, which was the meet over every text beginning there, this one included (sound, [STREAM-6];
         it may send less). None when there is none, or the text is short. Reading each such text whole would cost
         its length on every feed that cuts it anew: quadratic in a long call."""
-        if isinstance(content, Exact) and content.origin is not None:
-            length = content.text_length()
-            if length is not None and length > CUT:
-                buffer, start = content.origin
-                key = (stage, id(node), buffer, start)
-                for at, outcome in reversed(self._opened_now.get(key) or self._opened.get(key, [])):
-                    if at <= start + length:
-                        return outcome
+        end = content.end() if isinstance(content, Exact) else None
+        if end is None:
+            return None
+        buffer, start = content.origin
+        # a steady feed (steady.py) needs this to be what the next feed does: a short text cut at the end may grow
+        # past CUT, and one that is long takes the outcome remembered at the end in this feed, or an older one
+        moving = buffer.moving(end)
+        if end - start <= CUT:
+            buffer.read_end = buffer.read_end or moving
+            return None
+        key = (stage, id(node), buffer, start)
+        for at, outcome in reversed(self._opened_now.get(key) or self._opened.get(key, [])):
+            if at <= end:
+                buffer.read_end = buffer.read_end or (moving and at != buffer.length)
+                return outcome
         return None
 
     def _remember(self, key: tuple[Any, ...], at: int, outcome: Outcome) -> None:
@@ -447,8 +541,10 @@ class Analysis:
         when the scan saw a value close with only whitespace after it to the text's end; otherwise only its text
         (sent whether it parses or not: sound, the one-shot parse decides at the end)."""
         buffer, start = origin
-        scan = self._state(("whole", id(node), buffer, start), lambda: JSONScan(Open(buffer, start)))
-        found = scan.whole_until(start + length, lambda text: self.complete_json(node, text))
+        scan = self._state(
+            ("whole", id(node), buffer, start), lambda: JSONScan(Open(buffer, start), self.completer(node))
+        )
+        found = scan.whole_until(start + length)
         value = found.value if isinstance(found, Exact) else UNKNOWN
         if node.type == "object" and value is not UNKNOWN and not isinstance(value, dict):
             return [Exact(value)]  # as ``source``
@@ -506,8 +602,10 @@ class Analysis:
             return ANY
         if content.end is not None and content.end != content.buffer.length:
             return self.complete_json(node, content.text)
-        scan = self._state(("json", id(node), content.buffer, content.base), lambda: JSONScan(content))
-        return scan.advance(lambda text: self.complete_json(node, text))
+        scan = self._state(
+            ("json", id(node), content.buffer, content.base), lambda: JSONScan(content, self.completer(node))
+        )
+        return scan.advance()
 
     def open_json(self, node: Node, content: Exact) -> bool:
         """Whether ``content`` is a long JSON text that only ``parsed`` reads and that runs to the end of what
@@ -522,6 +620,10 @@ class Analysis:
 
     def complete_json(self, node: Node, text: str) -> Any:
         return self.exact_stages(node, text) if json_complete(text) else ANY
+
+    def completer(self, node: Node) -> Callable[[str], Any]:
+        """``complete_json`` for ``node``, for a scan to call when its value closes."""
+        return lambda text: self.complete_json(node, text)
 
     # The types, on what the stages left.
 
@@ -674,6 +776,9 @@ class ItemsRead:
         self.values: list[Any] = []
         self.complete, self.impossible = True, False
 
+    def shape(self) -> tuple[Any, ...]:
+        return (self.count, self.seen, len(self.values), self.complete, self.impossible)
+
 
 def json_text(node: Node) -> bool:
     """Whether a node's value is the JSON value of its text, unchanged: the `json` parser with nothing after it,
@@ -731,8 +836,8 @@ def collapsed(contents: list[Any]) -> list[Any]:
     for each in contents:
         if isinstance(each, Open) and each.end is None:
             span = (each.buffer, each.base, each.buffer.length)
-        elif isinstance(each, Exact) and each.origin is not None and (length := each.text_length()) is not None:
-            span = (each.origin[0], each.origin[1], each.origin[1] + length)
+        elif isinstance(each, Exact) and (stop := each.end()) is not None:  # where it ends: not a read of its text
+            span = (each.origin[0], each.origin[1], stop)  # type: ignore[index]
         else:
             kept.append(each)
             continue
@@ -910,6 +1015,9 @@ class Substitutions:
             step.advance()
         return self.result
 
+    def shape(self) -> tuple[Any, ...]:
+        return tuple([step.shape() for step in self.steps])
+
 
 class Replacing:
     """One substitution pattern, applied as its input arrives. ``out`` is the output of the input before
@@ -964,6 +1072,13 @@ class Replacing:
         if more:
             self.out.grow(more)
         self.fixed += len(added)
+
+    def shape(self) -> Any:
+        """What the step is (steady.py): its search, where its certain output ends in the input, and how much
+        of its output comes after that."""
+        if self.search is None:
+            return None  # opaque: it never moves
+        return (self.search.shape(), relative(self.done, self.source.buffer.length), self.out.length - self.fixed)
 
     def _pending(self, skip: int) -> str:
         """What the output of the input from ``done`` begins with, whichever match the search ends with, from
@@ -1065,6 +1180,9 @@ class Iterator:
             tails += (ANY,)
         return Items(self.known, len(self.known), tails, more, self)
 
+    def shape(self) -> Any:
+        return None if self.search is None else (self.search.shape(), len(self.known))
+
 
 class JSONScan:
     """[PARSER-2] on a text still open, read once per character, as ``too_deep`` reads brackets and strings: while
@@ -1073,24 +1191,25 @@ class JSONScan:
     continuation parses. ``true``, ``false`` and ``null`` close at their last letter; a number may always go on,
     so a text that begins with one is never complete; one that begins otherwise never parses."""
 
-    __slots__ = ("after", "at", "depth", "end", "outcome", "parse", "skip", "source", "string")
+    __slots__ = ("after", "at", "complete", "depth", "end", "outcome", "parse", "skip", "source", "string")
 
-    def __init__(self, source: Open) -> None:
+    def __init__(self, source: Open, complete: Callable[[str], Any]) -> None:
         self.source, self.at = source, source.base  # read up to ``at``
+        self.complete = complete  # what a closed value's text gives (its node's stages)
         self.depth, self.string, self.skip = 0, False, 0  # ``skip``: a backslash escapes the character before it
         self.outcome: Any = None  # once the value closed: its parse, until more than whitespace follows
         self.end: int | None = None  # where the value closed
         self.after: int | None = None  # the first character after ``end`` that is not whitespace, once read
         self.parse: Any = UNREAD  # the text to ``end`` completed, once asked for
 
-    def advance(self, complete: Callable[[str], Any]) -> Any:
+    def advance(self) -> Any:
         buffer, base = self.source.buffer, self.source.base
         if self.at == base and self.outcome is None:
             start = _FIRST.search(buffer.slice(base))
             if start is None:
                 return ANY  # only whitespace so far
             if start.group() not in '{["':
-                return self.literal(base + start.start(), complete)
+                return self.literal(base + start.start())
         piece, offset = buffer.slice(self.at), self.at
         self.at = buffer.length
         if self.outcome is not None:
@@ -1115,34 +1234,47 @@ class JSONScan:
             else:
                 self.depth += 1 if char in "[{" else -1
             if self.depth <= 0 and not self.string:  # the value closed (or a stray closer: it fails at once)
-                return self.closed(index + 1, complete)
+                return self.closed(index + 1)
         return ANY
 
-    def closed(self, end: int, complete: Callable[[str], Any]) -> Any:
+    def shape(self) -> tuple[Any, ...]:
+        length = self.source.buffer.length
+        return (
+            relative(self.at, length),
+            self.depth,
+            self.string,
+            relative(self.skip, length),
+            self.outcome,
+            relative(self.end, length),
+            relative(self.after, length),
+            self.parse,
+        )
+
+    def closed(self, end: int) -> Any:
         """The value ends at ``end``: parsed once, and never complete if more than whitespace follows it."""
         buffer = self.source.buffer
         self.at, self.end = buffer.length, end
         found = _FIRST.search(buffer.slice(end))
         self.after = None if found is None else end + found.start()
-        self.outcome = ANY if self.after is not None else self.whole(complete)
+        self.outcome = ANY if self.after is not None else self.whole()
         return self.outcome
 
-    def whole(self, complete: Callable[[str], Any]) -> Any:
+    def whole(self) -> Any:
         """The text up to where the value closed, completed (parsed) once."""
         if self.parse is UNREAD:
             assert self.end is not None
-            self.parse = complete(self.source.buffer.slice(self.source.base, self.end))
+            self.parse = self.complete(self.source.buffer.slice(self.source.base, self.end))
         return self.parse
 
-    def whole_until(self, stop: int, complete: Callable[[str], Any]) -> Any:
+    def whole_until(self, stop: int) -> Any:
         """The text from the scan's start to ``stop`` (at most what arrived) completed, read as the scan reads:
         ANY unless a value closed in it and only whitespace follows to ``stop`` ([JSON-1])."""
-        self.advance(complete)
+        self.advance()
         if self.end is None or self.end > stop or (self.after is not None and self.after < stop):
             return ANY
-        return self.whole(complete)
+        return self.whole()
 
-    def literal(self, start: int, complete: Callable[[str], Any]) -> Any:
+    def literal(self, start: int) -> Any:
         """A text that does not begin with a bracket or a quote: complete once it holds a whole ``true``, ``false``
         or ``null``; never, when it begins with a number (more digits may follow) or with what no literal begins
         with."""
@@ -1154,7 +1286,7 @@ class JSONScan:
                 self.outcome = ANY  # a number, or what never parses
                 self.at = buffer.length
             return ANY
-        return self.closed(start + len(name), complete)
+        return self.closed(start + len(name))
 
 
 _LITERALS = ("true", "false", "null")

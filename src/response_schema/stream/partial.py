@@ -34,7 +34,7 @@ class OpenText:
     @property
     def text(self) -> str:
         if self._text is None:
-            self._text = self.buffer.slice(self.base, self.base + self.length)
+            self._text = self._read(self.base, self.base + self.length)
         return self._text
 
     def first_after(self, chars: str) -> str:
@@ -52,8 +52,13 @@ class OpenText:
         """The text from ``start`` on (to ``stop``)."""
         stop = self.length if stop is None else min(stop, self.length)
         if self._text is None:
-            return str(self.buffer.slice(self.base + start, self.base + stop))
+            return self._read(self.base + start, self.base + stop)
         return self._text[start:stop]
+
+    def _read(self, start: int, stop: int) -> str:
+        buffer = self.buffer
+        buffer.read_end = buffer.read_end or buffer.moving(stop)  # a steady feed would not read the same (steady.py)
+        return str(buffer.slice(start, stop))
 
     def __repr__(self) -> str:
         return f"OpenText({self.text!r})"
@@ -276,7 +281,7 @@ def grow(sent: Any, known: Any, path: str, deltas: list[dict[str, Any]], settled
     if isinstance(sent, dict) and isinstance(known, dict):
         for key, value in known.items():
             if value is not UNKNOWN:
-                where = f"{path}/{_escaped(key)}"
+                where = f"{path}/{escaped(key)}"
                 if key in sent:
                     sent[key] = grow(sent[key], value, where, deltas, settled)
                 else:
@@ -358,7 +363,7 @@ def _without_texts(
     if isinstance(value, dict) and not complete(value):
         kept = OpenObject()
         for key, item in value.items():
-            part = _without_texts(item, f"{path}/{_escaped(key)}", found, settled, arrays)
+            part = _without_texts(item, f"{path}/{escaped(key)}", found, settled, arrays)
             if part is not UNKNOWN:
                 kept[key] = part
         return kept
@@ -384,12 +389,12 @@ def ended(value: Any, settled: dict[str, int], path: str = "", found: list[str] 
         found.append(path)
     elif isinstance(value, dict):
         for key, item in value.items():
-            ended(item, settled, f"{path}/{_escaped(key)}", found)
+            ended(item, settled, f"{path}/{escaped(key)}", found)
     elif isinstance(value, list):
         for index in range(settled.get(path, 0), array_length(value)):
             ended(array_item(value, index), settled, f"{path}/{index}", found)
     return found
 
 
-def _escaped(key: str) -> str:
+def escaped(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")

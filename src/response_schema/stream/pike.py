@@ -539,12 +539,18 @@ class Buffer:
     rebuilt once per ``TAIL`` characters. Readers take the characters they need (``slice``, ``char``); ``text``,
     the whole text, is for reading it once (a stream's finish), not on every feed."""
 
-    __slots__ = ("_head", "_tail", "length", "spans")
+    __slots__ = ("_head", "_tail", "length", "read_end", "spans")
 
     def __init__(self, text: str = "") -> None:
         self._head, self._tail = text, ""
         self.length = len(text)
         self.spans: dict[tuple[int, int], Any] = {}  # the analysis's exact spans of this text, by (start, end)
+        self.read_end = False  # a description's text or length was read to its end (``moving``): no steady feed
+
+    def moving(self, end: int) -> bool:
+        """Whether a span ending at ``end`` ends where the text does, or one character before it: then its end
+        moves with the text from feed to feed (``relative``), and a description that reads it reads new text."""
+        return end >= self.length - 1
 
     @property
     def text(self) -> str:
@@ -574,6 +580,20 @@ class Buffer:
         """The character at ``index`` (below ``length``)."""
         split = len(self._head)
         return self._head[index] if index < split else self._tail[index - split]
+
+
+def unsteady() -> object:
+    """The shape of a state that is never steady: a new object, equal to no other shape (steady.py)."""
+    return object()
+
+
+def relative(position: int | None, length: int) -> int | None:
+    """A position as a steady feed compares it (steady.py): one at or next to the end of a text of ``length``
+    characters (within one character either side) counted from the end, as a negative number; an older one as
+    it is, since it stays where it is while the text grows."""
+    if position is None or position < length - 1:
+        return position
+    return position - length - 2
 
 
 class Condition:
@@ -975,6 +995,26 @@ class Search:
             self.named, self.values = state, values  # they are all undecided
         elif self.pending:
             self._resolve()
+
+    def shape(self) -> Any:
+        """What the search is, positions counted as ``relative`` counts them (steady.py): idle, waiting for a
+        start; its ``Memo`` name and held values while it has one and no certain match (a name's places and its
+        conditions are counted from the end already); else its entries. A condition is told by what makes it and
+        where it is; one made before the end is a lookahead reading ahead of it, which is never steady."""
+        length = self.buffer.length
+        if self.idle:
+            return (relative(self.start, length) if self.must_advance else None,)
+        if self.named is not None and not self.matched:
+            return (self.named, self.values)
+        entries = []
+        for pc, regs, conds in self.entries:
+            told: frozenset[Any] = NONE
+            if conds:
+                if not all(self.buffer.moving(condition.position) for condition in conds):
+                    return unsteady()
+                told = frozenset([(_template(c), relative(c.position, length)) for c in conds])
+            entries.append((pc, tuple([relative(r, length) for r in regs]), told))
+        return (tuple(entries), relative(self.start, length))
 
     def _make_entries(self) -> None:
         """Make the entries the last feed left to be made, and with them the conditions they hold (``pending``)."""
