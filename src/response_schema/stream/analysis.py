@@ -184,6 +184,7 @@ class Analysis:
         self.root, self.walk = root, walk
         self.buffer = Buffer()  # the output, from the first run on
         self.blind = False  # the last run read no description's text to its end (``Buffer.read_end``)
+        self._seen = self._before = 0  # the output's length at the end of the last feed, and of the one before
         self._made: dict[tuple[Any, ...], None] = {}  # the keys of the states the last run made
         self._fresh: dict[tuple[Any, ...], None] = {}  # those it made at the end of a text (``shape``)
         self._sized: dict[tuple[Any, ...], None] = {}  # the states found by the end of a text, kept (``shape``)
@@ -199,6 +200,7 @@ class Analysis:
         self.buffer = buffer
         for each in self.buffers():
             each.read_end = False
+        self._feeding(buffer.length)
         self._used, self._opened_now, self._made = {}, {}, {}
         outcome = self.node(self.root, Open(buffer, 0))
         self._states = self._used  # what this feed did not use is never used again
@@ -207,6 +209,11 @@ class Analysis:
         return outcome
 
     # Steady feeds (steady.py): what the analysis is, positions counted from the end of what they read.
+
+    def _feeding(self, length: int) -> None:
+        """Keep the output's length at the end of the last feed (``_once_certain``), at the first call of a feed."""
+        if length != self._seen:
+            self._before, self._seen = self._seen, length
 
     def buffers(self) -> list[Buffer]:
         """The output, and the texts its substitutions make of it."""
@@ -252,13 +259,16 @@ class Analysis:
         """Each state the last run kept advanced to what has arrived since, as the next run would, and their shapes
         (``shape``; a state made at the end keeps its shape: the next run would make a new one). The states stay
         advanced: a run advances a state only over what it has not read."""
+        self._feeding(self.buffer.length)
         shapes = []
         for index, (key, state) in enumerate(self._states.items()):
             if key in self._fresh:
                 shapes.append(self._shapes[index])
                 continue
             kind = type(state)
-            if kind is Search or kind is Substitutions or kind is Iterator or kind is JSONScan:
+            if kind is Iterator:
+                state.read()
+            elif kind is Search or kind is Substitutions or kind is JSONScan:
                 state.advance()
             shapes.append(self._shape(key, state))
         return tuple(shapes)
@@ -317,7 +327,7 @@ class Analysis:
         decided = self.decided(node, content)
         if decided is not None:
             return decided
-        return merged([self.rest(node, each) for each in self.regexed(node, content)])
+        return merged(self.open_first(self.rest, node, self.regexed(node, content)))
 
     def substituted(self, node: Node, content: Open) -> Outcome:
         """A text node's substitutions on an open string, then its x-regex and type on their output. Those read
@@ -329,7 +339,7 @@ class Analysis:
             self._keep(substitutions.touched)
             return substitutions.outcome
         self._touched = []
-        outcome = merged([self.rest(node, each) for each in self.searched(node, out)])
+        outcome = merged(self.open_first(self.rest, node, self.searched(node, out)))
         substitutions.touched, self._touched = self._touched, None
         substitutions.read, substitutions.outcome = out.buffer.length, outcome
         return outcome
@@ -356,11 +366,14 @@ class Analysis:
 
     def _once_certain(self, node: Node, content: Open) -> Outcome | None:
         """``decided``'s outcome, made on the first feed that finds the match certain since an earlier one; None
-        before (a ``_state`` of None is made again on the next feed)."""
+        before (a ``_state`` of None is made again on the next feed). Earlier: by the output's length when the
+        last feed ended (a steady feed advances the search too, ``advanced``)."""
         search = self._states.get(("regex", id(node.regex), content.buffer, content.base))
-        if search is None or not search.matched or search.entries[0][1][1] >= content.buffer.length:
+        if search is None or search.certain is None or search.certain > self._before:
             return None
-        return merged([self.rest(node, each) for each in self.regexed(node, content)])
+        if search.entries[0][1][1] >= content.buffer.length:
+            return None
+        return merged(self.open_first(self.rest, node, self.regexed(node, content)))
 
     def rest(self, node: Node, content: Any) -> Outcome:
         """Steps 6 to 8 and the type on one content the regex stages may give. A long text known whole, cut from
@@ -380,6 +393,20 @@ class Analysis:
         known whole cut from a text still open read as ``remembered`` says."""
         cut = self.remembered("node", node, content)
         return self.node(node, content) if cut is None else cut
+
+    @staticmethod
+    def open_first(run: Callable[[Node, Any], Outcome], node: Node, contents: Sequence[Any]) -> list[Outcome]:
+        """``run`` on each of ``contents``, in their order, but the open texts run first: a long text cut from one
+        of them then takes the outcome this feed gives the open text (``remembered``), not an earlier feed's. The
+        outcomes of one node on one open text, the second sends as much as the first."""
+        outcomes: list[Any] = [None] * len(contents)
+        for index, content in enumerate(contents):
+            if isinstance(content, Open):
+                outcomes[index] = run(node, content)
+        for index, content in enumerate(contents):
+            if outcomes[index] is None:
+                outcomes[index] = run(node, content)
+        return outcomes
 
     def remembered(self, stage: str, node: Node, content: Any) -> Outcome | None:
         """For a long text known whole, cut from a text still open (it ends here if the output does): the outcome of
@@ -749,7 +776,7 @@ class Analysis:
             if is_complete:
                 value.append(part)
         if is_complete and not content.may_end and content.tails:
-            part = item_value(merged([self.candidate(node.items, tail) for tail in content.tails]))
+            part = item_value(merged(self.open_first(self.candidate, node.items, content.tails)))
             if part is not UNKNOWN:
                 value.append(part)
         return Outcome(False, value)
@@ -1163,8 +1190,20 @@ class Iterator:
         self.search = None if self.program is None else Search(self.program, source.buffer, source.base, source.base)
 
     def advance(self) -> Items:
+        """The matches found so far, and what the next may be."""
         if self.search is None or self.program is None:
             return Items((), 0, (ANY,), True)
+        self.read()
+        values, more = matches(self.pattern, self.program, self.search)
+        tails = tuple(values)
+        if more and not self.search.anchored:
+            tails += (ANY,)
+        return Items(self.known, len(self.known), tails, more, self)
+
+    def read(self) -> None:
+        """Read what arrived since the last call: the matches it makes certain are added to ``known``."""
+        if self.search is None or self.program is None:
+            return
         buffer = self.source.buffer
         while True:
             self.search.advance()
@@ -1174,11 +1213,6 @@ class Iterator:
             self.known.append(match_value(self.pattern, self.program, buffer, entry))
             start, end = entry[1][0], entry[1][1]
             self.search = Search(self.program, buffer, self.source.base, end, must_advance=start == end)
-        values, more = matches(self.pattern, self.program, self.search)
-        tails = tuple(values)
-        if more and not self.search.anchored:
-            tails += (ANY,)
-        return Items(self.known, len(self.known), tails, more, self)
 
     def shape(self) -> Any:
         return None if self.search is None else (self.search.shape(), len(self.known))

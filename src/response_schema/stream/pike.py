@@ -834,6 +834,7 @@ class Search:
         "anchored",
         "base",
         "buffer",
+        "certain",
         "code",
         "idle",
         "memoize",
@@ -869,6 +870,7 @@ class Search:
         self._lazy: tuple[Any, ...] | None = None  # (name, values, position) of entries not made yet (``entries``)
         self._entries = self._fresh(start)
         self.idle = not self.anchored  # no thread but a fresh start's
+        self.certain: int | None = None  # the length of the text when a match was first found certain
 
     @property
     def entries(self) -> list[Entry]:
@@ -995,26 +997,32 @@ class Search:
             self.named, self.values = state, values  # they are all undecided
         elif self.pending:
             self._resolve()
+        if self.certain is None and self.matched:
+            self.certain = end
 
     def shape(self) -> Any:
-        """What the search is, positions counted as ``relative`` counts them (steady.py): idle, waiting for a
-        start; its ``Memo`` name and held values while it has one and no certain match (a name's places and its
-        conditions are counted from the end already); else its entries. A condition is told by what makes it and
-        where it is; one made before the end is a lookahead reading ahead of it, which is never steady."""
+        """What the search is, positions counted from the end (steady.py): idle, waiting for a start; else its
+        ``Memo`` name and held values, the name made here when its last step was not the memo's (the same entries
+        have the same name whichever way they were reached, a condition one character before the end told apart);
+        a certain match by its registers (``relative``). A condition made before that is a lookahead reading ahead
+        of it: a search holding one is never steady."""
         length = self.buffer.length
         if self.idle:
             return (relative(self.start, length) if self.must_advance else None,)
-        if self.named is not None and not self.matched:
+        if self.matched:
+            return tuple([relative(r, length) for r in self.entries[0][1]])
+        if self.named is not None:
             return (self.named, self.values)
-        entries = []
+        places: dict[int, int] = {}
+        numbers: dict[Condition, int] = {}
+        named = []
         for pc, regs, conds in self.entries:
-            told: frozenset[Any] = NONE
-            if conds:
-                if not all(self.buffer.moving(condition.position) for condition in conds):
-                    return unsteady()
-                told = frozenset([(_template(c), relative(c.position, length)) for c in conds])
-            entries.append((pc, tuple([relative(r, length) for r in regs]), told))
-        return (tuple(entries), relative(self.start, length))
+            if conds and not all(self.buffer.moving(condition.position) for condition in conds):
+                return unsteady()
+            told = frozenset([numbers.setdefault(condition, len(numbers)) for condition in conds]) if conds else NONE
+            named.append((pc, _placed(regs, length, places), told))
+        made = [_template(c) if c.position == length else (_template(c), "before") for c in numbers]
+        return ((tuple(named), tuple(made)), tuple(places))
 
     def _make_entries(self) -> None:
         """Make the entries the last feed left to be made, and with them the conditions they hold (``pending``)."""
