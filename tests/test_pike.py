@@ -172,6 +172,7 @@ def test_the_steps_a_memo_takes_are_the_steps_the_vm_takes(seed: int, limit: int
                 memo.advance()
                 plain.advance()
                 assert memo.idle == plain.idle and memo.matched == plain.matched  # (read from a name, when it has one)
+                assert memo.quiet() == plain.quiet()
                 if rng.random() < 0.4:  # unread, the entries of a name are made only if the next feed needs them
                     continue
                 assert described(memo) == described(plain), (source, text, buffer.length)

@@ -869,3 +869,58 @@ def test_match_values_made_from_a_memo_name_are_those_its_entries_give(pattern: 
         made, made_more = analysis.matches(compiled, program, search)
         assert ([described(each) for each in made], made_more) == ([described(each) for each in direct], more)
     assert met_again > 0
+
+
+def _sent(parser: rs.Parser, prefix: str, text: str, sizes: list[int]) -> list[Any]:
+    """What a stream sends on ``text`` fed in chunks of ``sizes`` (repeated), feed by feed, and how it finishes."""
+    stream = parser.stream(prefix)
+    sent: list[Any] = []
+    at = index = 0
+    try:
+        while at < len(text):
+            size = sizes[index % len(sizes)]
+            sent.append(stream.feed(text[at : at + size]))
+            at, index = at + size, index + 1
+        sent.append(stream.finish())
+    except rs.ParseError as error:
+        sent.append((error.category, error.path))
+    return sent
+
+
+def test_a_steady_feed_sends_what_the_analysis_sends(monkeypatch: pytest.MonkeyPatch) -> None:  # [STREAM-6]
+    """A feed after which the analysis would do what it did last, on texts that are only longer, sends their new
+    characters without running it (``steady.py``): feed by feed, exactly what running it sends, on every library
+    output, long ones (thinking, content and a long call, where most feeds are steady) and fuzz-generated schemas
+    and outputs, in several chunkings."""
+    from response_schema.harness.fuzzgen import Generator
+    from response_schema.stream import Stream, steady
+
+    cases = [(rs.schemas.load(name), prefix, text) for name, prefix, text in library_outputs()]
+    part = "Checking the forecast for the coast, then the hills.\n" * 12
+    for family in FAMILIES:
+        text = family.render(thinking=part if family.think else None, content=part, calls=(("note", {"text": part}),))
+        cases.append((rs.schemas.load(family.name), family.prefill or "", text))
+    generator = Generator(5, frozenset(rs.FEATURES))
+    for _ in range(150):
+        pair = generator.pair()
+        cases += [(pair.schema, "", text) for text in pair.inputs]
+    steady_feeds = [0]
+    feed = steady.Steady.feed
+
+    def counted(self: Any) -> Any:
+        deltas = feed(self)
+        steady_feeds[0] += deltas is not None
+        return deltas
+
+    monkeypatch.setattr(steady.Steady, "feed", counted)
+    results = []
+    for schema, prefix, text in cases:
+        try:
+            parser = rs.compile(schema)
+        except rs.SchemaError:
+            continue
+        results.append((parser, prefix, text, [_sent(parser, prefix, text, sizes) for sizes in ([1], [4], [3, 1, 8])]))
+    assert steady_feeds[0] > 10_000
+    monkeypatch.setattr(Stream, "_after", lambda self, known, texts: None)  # every feed runs the analysis
+    for parser, prefix, text, sent in results:
+        assert [_sent(parser, prefix, text, sizes) for sizes in ([1], [4], [3, 1, 8])] == sent, (prefix, text)

@@ -1079,7 +1079,7 @@ class Replacing:
         search = self.search
         # no match has begun before the end (every thread starts there, as when the search waits for a start):
         # the text so far is certain and ``_pending`` has nothing to read
-        quiet = all(pc >= 0 and regs[0] == search.position for pc, regs, _ in search.entries)
+        quiet = search.quiet()
         reach = search.position
         if not quiet:
             reach = min((regs[0] for _, regs, _ in search.entries if regs[0] is not None), default=reach)

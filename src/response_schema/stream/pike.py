@@ -934,6 +934,8 @@ class Search:
         if self.matched:  # a certain match: no text that follows changes it, so there is nothing to read
             self.position = end
             return
+        if self.named is not None and self._loops(offset, end):
+            return
         memo = self.program.memos[self.anchored] if self.memoize else None
         state: Any = self.named if memo is not None else None  # the entries as ``Memo`` names them, as it steps
         values = self.values  # and the positions at the name's older places
@@ -1023,6 +1025,32 @@ class Search:
             named.append((pc, _placed(regs, length, places), told))
         made = [_template(c) if c.position == length else (_template(c), "before") for c in numbers]
         return ((tuple(named), tuple(made)), tuple(places))
+
+    def quiet(self) -> bool:
+        """Whether no match has begun before the position: every thread starts there (a search waiting for a
+        start). Read from the ``Memo`` name while the entries are not made (a name's place 0 is the position)."""
+        if self._lazy is not None:
+            return all(pc >= 0 and regs[0] == 0 for pc, regs, _ in self._lazy[0][0])
+        return all(pc >= 0 and regs[0] == self.position for pc, regs, _ in self._entries)
+
+    def _loops(self, offset: int, end: int) -> bool:
+        """Read the text from ``offset`` to ``end`` when each of its characters is a step the ``Memo`` knows from
+        the search's name back to it, its values kept (a steady stretch of text: a long content or thinking); False,
+        having read nothing, when one is not."""
+        named = self.named
+        if not self.memoize:
+            return False
+        steps, kinds, idle = self.program.memos[self.anchored].steps, self.program.kinds, self.idle
+        text, key = self.buffer.slice(offset, end), id(named)
+        last = len(text) - 1
+        for index, char in enumerate(text):
+            step = steps.get((key, kinds[char], kinds[text[index + 1]] if index < last else -1))
+            if step is None or step[0] is not named or step[1] is not named or step[2] != idle or step[3] is not None:
+                return False
+        self.position = end
+        self.pending.clear()  # the conditions of the name's entries, made anew at ``end`` when they are read
+        self._lazy = (named, self.values, end)
+        return True
 
     def _make_entries(self) -> None:
         """Make the entries the last feed left to be made, and with them the conditions they hold (``pending``)."""
