@@ -223,11 +223,11 @@ class Analysis:
                 found += [step.out for step in state.steps]
         return found
 
-    def shape(self) -> tuple[Any, ...] | None:
-        """What the last ``run`` read, its positions ``relative``: the shape of each state it kept, in the order it
-        used them. None when the run read a description's text to its end (or the length of one that ends there:
-        not ``blind``), or kept a state found by a position one character before the end: the next run may do
-        otherwise than this one on the same shape.
+    def keep_shapes(self) -> bool:
+        """Keep the shape of each state the last ``run`` kept, its positions ``relative``, in the order it used
+        them (``steady`` compares them). False when the run read a description's text to its end (or the length of
+        one that ends there: not ``blind``), or kept a state found by a position one character before the end: the
+        next run may do otherwise than this one on the same shapes.
 
         A state found by the end of its text is one of two. Made by this run at the end of a text that is not
         empty, it has read nothing, and the next run makes its own at the end, of the same shape (``_fresh``: its
@@ -235,43 +235,43 @@ class Analysis:
         of an empty text (which may be where its text starts), it is the next run's too while its text does not
         grow: its shape holds the text's length (``_sized``)."""
         if not self.blind:
-            return None
+            return False
         self._fresh, self._sized = {}, {}
         for key in self._states:
             if len(key) == 4 and key[3].__class__ is int and key[2].moving(key[3]):
                 if key[3] != key[2].length:
-                    return None
+                    return False
                 if key in self._made and key[3] > 0:
                     self._fresh[key] = None
                 else:
                     self._sized[key] = None
             elif len(key) == 3 and isinstance(key[2], Exact) and key[2].moving():  # a span read at the end
-                return None
+                return False
         self._shapes = [self._shape(key, state) for key, state in self._states.items()]
-        return tuple(self._shapes)
+        return True
 
     def _shape(self, key: tuple[Any, ...], state: Any) -> Any:
         shape = getattr(state, "shape", None)
         found = state if shape is None else shape()
         return (found, key[2].length) if key in self._sized else found
 
-    def advanced(self) -> tuple[Any, ...]:
-        """Each state the last run kept advanced to what has arrived since, as the next run would, and their shapes
-        (``shape``; a state made at the end keeps its shape: the next run would make a new one). The states stay
-        advanced: a run advances a state only over what it has not read."""
+    def steady(self) -> bool:
+        """Whether each state the last run kept, advanced to what has arrived since as the next run would advance
+        it, has the shape it had then (``shape``): then the next run would do what that one did. A state made at
+        the end is not read (the next run would make a new one, of its shape). The states stay advanced (a run
+        advances a state only over what it has not read); after the first that differs, the rest are the run's."""
         self._feeding(self.buffer.length)
-        shapes = []
-        for index, (key, state) in enumerate(self._states.items()):
+        for (key, state), shape in zip(self._states.items(), self._shapes, strict=True):
             if key in self._fresh:
-                shapes.append(self._shapes[index])
                 continue
             kind = type(state)
             if kind is Iterator:
                 state.read()
             elif kind is Search or kind is Substitutions or kind is JSONScan:
                 state.advance()
-            shapes.append(self._shape(key, state))
-        return tuple(shapes)
+            if self._shape(key, state) != shape:
+                return False
+        return True
 
     def _state(self, key: tuple[Any, ...], make: Any) -> Any:
         """What a stage keeps between feeds (its search, or its result on a span known whole, which stays the
@@ -367,7 +367,7 @@ class Analysis:
     def _once_certain(self, node: Node, content: Open) -> Outcome | None:
         """``decided``'s outcome, made on the first feed that finds the match certain since an earlier one; None
         before (a ``_state`` of None is made again on the next feed). Earlier: by the output's length when the
-        last feed ended (a steady feed advances the search too, ``advanced``)."""
+        last feed ended (a steady feed advances the search too, ``steady``)."""
         search = self._states.get(("regex", id(node.regex), content.buffer, content.base))
         if search is None or search.certain is None or search.certain > self._before:
             return None

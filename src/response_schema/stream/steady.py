@@ -21,13 +21,14 @@ if TYPE_CHECKING:
 
 
 class Steady:
-    """What the last run of a stream's analysis lets the next feeds send without one: the states' shape, and the
-    texts that grow with their buffers (``_growing``), each with what the stream sent of it."""
+    """What the last run of a stream's analysis lets the next feeds send without one, while its states keep their
+    shapes (``Analysis.steady``): the texts that grow with their buffers (``_growing``), each with what the stream
+    sent of it."""
 
-    __slots__ = ("_analysis", "_growing", "_shape", "_texts")
+    __slots__ = ("_analysis", "_growing", "_texts")
 
-    def __init__(self, analysis: Analysis, shape: tuple[Any, ...], texts: dict[str, Any]) -> None:
-        self._analysis, self._shape, self._texts = analysis, shape, texts
+    def __init__(self, analysis: Analysis, texts: dict[str, Any]) -> None:
+        self._analysis, self._texts = analysis, texts
         # [op, pointer, buffer, how far before the buffer's end it ends, where it ends, Growing sent or origins]
         self._growing: list[list[Any]] = []
 
@@ -45,10 +46,9 @@ class Steady:
         out (None when the root may give no value), ``texts`` those texts (by pointer), ``sent`` what the stream
         has sent, ``stream_texts`` how much of each JSON text it sent, ``settled`` the array items it will not read
         again. None when the next feed must run: the run was not steady, or a growing text is not sent whole."""
-        shape = analysis.shape()
-        if shape is None:
+        if not analysis.keep_shapes():
             return None
-        steady = cls(analysis, shape, stream_texts)
+        steady = cls(analysis, stream_texts)
         for path, source in texts.items():  # in the order the feed sends them: JSON texts first
             if path not in stream_texts or stream_texts[path][1] is not source:
                 continue  # its value was sent
@@ -91,7 +91,7 @@ class Steady:
     def feed(self) -> list[Delta] | None:
         """The deltas of the chunk just added to the output, when the analysis stays steady over it; None when it
         does not (the stream runs it)."""
-        if self._analysis.advanced() != self._shape:
+        if not self._analysis.steady():
             return None
         deltas: list[Delta] = []
         for growing in self._growing:
