@@ -186,9 +186,9 @@ class Analysis:
         self.blind = False  # the last run read no description's text to its end (``Buffer.read_end``)
         self._seen = self._before = 0  # the output's length at the end of the last feed, and of the one before
         self._made: dict[tuple[Any, ...], None] = {}  # the keys of the states the last run made
-        self._fresh: dict[tuple[Any, ...], None] = {}  # those it made at the end of a text (``shape``)
-        self._sized: dict[tuple[Any, ...], None] = {}  # the states found by the end of a text, kept (``shape``)
-        self._shapes: list[Any] = []  # the last shape, state by state
+        self._fresh: dict[tuple[Any, ...], None] = {}  # those it made at the end of a text (``keep_shapes``)
+        self._sized: dict[tuple[Any, ...], None] = {}  # the states found by the end of a text, kept (``keep_shapes``)
+        self._shapes: list[Any] = []  # the shape of each state the last run kept (``keep_shapes``)
         self._memo: dict[Any, Any] = {}  # each pattern's program, and whether a node holds JSON text
         self._states: dict[tuple[Any, ...], Any] = {}
         self._used: dict[tuple[Any, ...], Any] = {}
@@ -257,7 +257,7 @@ class Analysis:
 
     def steady(self) -> bool:
         """Whether each state the last run kept, advanced to what has arrived since as the next run would advance
-        it, has the shape it had then (``shape``): then the next run would do what that one did. A state made at
+        it, has the shape it had then (``keep_shapes``): then the next run would do what that one did. A state made at
         the end is not read (the next run would make a new one, of its shape). The states stay advanced (a run
         advances a state only over what it has not read); after the first that differs, the rest are the run's."""
         self._feeding(self.buffer.length)
