@@ -332,16 +332,19 @@ class Analysis:
     def substituted(self, node: Node, content: Open) -> Outcome:
         """A text node's substitutions on an open string, then its x-regex and type on their output. Those read
         only the output, which only grows ([STREAM-3]): while it does not, the node gives the outcome it gave when
-        the output last grew, and what those stages keep between feeds is kept as they left it (``_keep``)."""
+        the output last grew, and what those stages keep between feeds is kept as they left it (``_keep``), with
+        whether they read the output's text near its end then (``Buffer.read_end``: a steady feed needs to know)."""
         substitutions = self.substitutions(node, content)
         out = substitutions.advance()
         if substitutions.read == out.buffer.length:
             self._keep(substitutions.touched)
+            out.buffer.read_end = out.buffer.read_end or substitutions.read_end
             return substitutions.outcome
         self._touched = []
         outcome = merged(self.open_first(self.rest, node, self.searched(node, out)))
         substitutions.touched, self._touched = self._touched, None
         substitutions.read, substitutions.outcome = out.buffer.length, outcome
+        substitutions.read_end = out.buffer.read_end  # the stages after the substitutions read only their output
         return outcome
 
     def _keep(self, keys: list[tuple[Any, ...]]) -> None:
@@ -1022,11 +1025,11 @@ def buffer_exact(buffer: Buffer, start: int, end: int) -> Exact:
 class Substitutions:
     """[SUBS-2] on an open string: every replacement already certain, and the text no match can reach any more,
     in ``out``; the rest waits. An opaque pattern stops the output where it is. For a text node
-    (``Analysis.substituted``), the outcome of the stages after them, the length of the output they read, and the
-    keys of what they keep between feeds."""
+    (``Analysis.substituted``), the outcome of the stages after them, the length of the output they read, the
+    keys of what they keep between feeds, and whether they read its text near its end (``Buffer.read_end``)."""
 
     def __init__(self, analysis: Analysis, node: Node, content: Open) -> None:
-        self.read, self.outcome = -1, IMPOSSIBLE
+        self.read, self.outcome, self.read_end = -1, IMPOSSIBLE, True
         self.touched: list[tuple[Any, ...]] = []
         self.steps = []
         source = content
