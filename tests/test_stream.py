@@ -924,3 +924,44 @@ def test_a_steady_feed_sends_what_the_analysis_sends(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(Stream, "_after", lambda self, known, texts: None)  # every feed runs the analysis
     for parser, prefix, text, sent in results:
         assert [_sent(parser, prefix, text, sizes) for sizes in ([1], [4], [3, 1, 8])] == sent, (prefix, text)
+
+
+def test_a_run_after_steady_feeds_may_send_less_never_more(monkeypatch: pytest.MonkeyPatch) -> None:  # [STREAM-6]
+    """A long text cut from an open one takes what the open text had when the output ended at or before the cut
+    (``Analysis.remembered``), and steady feeds do not add to those: the run when a long JSON text closes finds an
+    older one than a stream that ran every feed, and sends less of the text (the brackets it knew then). At every
+    feed what it sent is a part of what that stream sent, and both end at the one-shot result (found by
+    ``conformance fuzz``'s generator, seed 23)."""
+    from response_schema.stream import Stream
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "b": {
+                "x-regex": "<t2>(.*?)</t2>",
+                "type": "array",
+                "x-regex-iterator": "<t1>(.*?)</t1>",
+                "items": {"type": "number"},
+            },
+            "tool_calls": {"x-regex": "<t3>(.*)</t3>", "x-parser": "json"},
+        },
+    }
+    text = "<t2><t1>-210.2</t1>k6<t1>468</t1></t2>k2<t3>" + "[" * 200 + '\n 1,\n "a"' + "]" * 200 + "</t3>"
+    parser = rs.compile(schema)
+
+    def sent() -> list[tuple[Any, str]]:
+        """After each feed and at the end: the message, and the JSON text sent for the call."""
+        stream, json_text, seen = parser.stream(), "", []
+        for char in [*text, None]:
+            deltas = stream.feed(char) if char is not None else stream.finish()
+            json_text += "".join(delta["text"] for delta in deltas if delta["op"] == "json")
+            seen.append((copy.deepcopy(stream.message), json_text))
+        return seen
+
+    steady = sent()
+    monkeypatch.setattr(Stream, "_after", lambda self, known, texts: None)  # every feed runs the analysis
+    every = sent()
+    assert steady[-1] == every[-1] and steady[-1][0] == parser.parse(text)
+    for (message, json_text), (their_message, their_text) in zip(steady, every, strict=True):
+        assert part_of(message, their_message) and their_text.startswith(json_text)
+    assert any(len(mine[1]) < len(theirs[1]) for mine, theirs in zip(steady, every, strict=True))

@@ -7,7 +7,12 @@ When, after the next chunk, each kept state is where it was counted that way (it
 description's text near its end (``Analysis.blind``), the next run would do what this one did, on the same
 positions but those at the end: its outcome is this one's with every text that ends at the end of its buffer
 longer by what that buffer gained. So the feed sends exactly that: the new characters of those texts ([STREAM-6]:
-what the output decides, as the run would send it; [STREAM-3]: nothing sent changes). Any other feed runs."""
+what the output decides, as the run would send it; [STREAM-3]: nothing sent changes). Any other feed runs.
+
+A steady feed does not add to what the analysis remembers of its open texts feed by feed (``Analysis.remembered``:
+a long text cut from an open one takes the outcome the open text had when the output ended at or before the cut).
+So a run that follows steady feeds and needs such an outcome from before its own feed finds an older one, and may
+send less than it would have, to be sent later: sound ([STREAM-6] allows less, never more)."""
 
 from __future__ import annotations
 
