@@ -782,15 +782,10 @@ class Memo:
             return None
         older = position - 2
         was = {value: index for index, value in enumerate(values)}
-        places: dict[int, int] = {}
-        named = []
-        numbers: dict[Condition, int] = {}
-        for pc, regs, conds in search.entries:
-            conditions = frozenset(numbers.setdefault(c, len(numbers)) for c in conds)
-            named.append((pc, _placed(regs, position, places), conditions))
+        named, numbers, places = _naming(search.entries, position)
         templates = tuple(_template(condition) for condition in numbers)
         self._room()
-        reached = (tuple(named), templates)
+        reached = (named, templates)
         reached = self.names.setdefault(reached, reached)
         sources = tuple(-1 if r == older else was[r] for r in places)  # per value reached: where it was, -1 ``older``
         self.steps[key] = (name, reached, search.idle, None if sources == tuple(range(len(values))) else sources)
@@ -800,6 +795,19 @@ class Memo:
         """Start again when ``LIMIT`` steps or names are kept (a search holding an older name finds no step for it)."""
         if len(self.steps) >= self.LIMIT or len(self.names) >= self.LIMIT:
             self.steps, self.names, self.chosen, self._readers = {}, {}, {}, {}
+
+
+def _naming(entries: list[Entry], position: int) -> tuple[tuple[Any, ...], dict[Condition, int], dict[int, int]]:
+    """Entries as a ``Memo`` name writes them at ``position``: each with its registers by place (``_placed``) and
+    its conditions by number, in the order the entries first hold them; the conditions so numbered, and the older
+    positions by place."""
+    places: dict[int, int] = {}
+    numbers: dict[Condition, int] = {}
+    named = tuple(
+        (pc, _placed(regs, position, places), frozenset([numbers.setdefault(c, len(numbers)) for c in conds]))
+        for pc, regs, conds in entries
+    )
+    return named, numbers, places
 
 
 def _placed(regs: tuple[Any, ...], position: int, places: dict[int, int]) -> tuple[Any, ...]:
@@ -1015,16 +1023,12 @@ class Search:
             return tuple([relative(r, length) for r in self.entries[0][1]])
         if self.named is not None:
             return (self.named, self.values)
-        places: dict[int, int] = {}
-        numbers: dict[Condition, int] = {}
-        named = []
-        for pc, regs, conds in self.entries:
-            if conds and not all(self.buffer.moving(condition.position) for condition in conds):
-                return unsteady()
-            told = frozenset([numbers.setdefault(condition, len(numbers)) for condition in conds]) if conds else NONE
-            named.append((pc, _placed(regs, length, places), told))
+        entries = self.entries
+        if not all(self.buffer.moving(condition.position) for _, _, conds in entries for condition in conds):
+            return unsteady()
+        named, numbers, places = _naming(entries, length)
         made = [_template(c) if c.position == length else (_template(c), "before") for c in numbers]
-        return ((tuple(named), tuple(made)), tuple(places))
+        return ((named, tuple(made)), tuple(places))
 
     def quiet(self) -> bool:
         """Whether no match has begun before the position: every thread starts there (a search waiting for a
