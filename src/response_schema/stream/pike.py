@@ -740,9 +740,10 @@ class Memo:
 
     LIMIT = 4096  # steps and names kept; past it the memo starts again (a program's memo stays a few megabytes)
 
-    __slots__ = ("_readers", "chosen", "names", "steps")
+    __slots__ = ("_readers", "_started", "chosen", "names", "steps")
 
     def __init__(self) -> None:
+        self._started: tuple[Any, ...] | None = None  # the name of a fresh start's entries
         self._readers: dict[int, tuple[Any, ...]] = {}  # id(name) -> (name, its entries as ``readers`` gives them)
         self.names: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # each name once: its id is a key in ``steps``
         self.chosen: dict[int, tuple[Any, ...]] = {}  # id(name) -> (name, how many candidates, more)
@@ -760,6 +761,15 @@ class Memo:
         name = (tuple(named), ())
         self._room()
         return self.names.setdefault(name, name), tuple(places)
+
+    def started(self, search: Search) -> tuple[Any, ...]:
+        """The name of a fresh start's entries, which is the same at every position when the start reads only
+        literals (``Program.first``): no condition, every register set there or not at all."""
+        if self._started is None:
+            named = self.name(search._fresh(search.position), search.position)
+            assert named is not None and not named[1]
+            self._started = named[0]
+        return self._started
 
     def readers(self, name: tuple[Any, ...]) -> tuple[tuple[Any, ...], ...]:
         """The entries of ``name`` as (pc, what reads its registers from ``(None, position, position - 1,
@@ -794,7 +804,7 @@ class Memo:
     def _room(self) -> None:
         """Start again when ``LIMIT`` steps or names are kept (a search holding an older name finds no step for it)."""
         if len(self.steps) >= self.LIMIT or len(self.names) >= self.LIMIT:
-            self.steps, self.names, self.chosen, self._readers = {}, {}, {}, {}
+            self.steps, self.names, self.chosen, self._readers, self._started = {}, {}, {}, {}, None
 
 
 def _naming(entries: list[Entry], position: int) -> tuple[tuple[Any, ...], dict[Condition, int], dict[int, int]]:
@@ -839,6 +849,7 @@ class Search:
         "_far",
         "_lazy",
         "_looks",
+        "_shaped",
         "anchored",
         "base",
         "buffer",
@@ -876,6 +887,7 @@ class Search:
         self.named: tuple[Any, ...] | None = None  # the ``Memo`` name of ``entries`` (conditions ``pending`` once made)
         self.values: tuple[int, ...] = ()  # the positions at the name's older places
         self._lazy: tuple[Any, ...] | None = None  # (name, values, position) of entries not made yet (``entries``)
+        self._shaped: tuple[int, int, Any] | None = None  # the position, the text's length and the shape there
         self._entries = self._fresh(start)
         self.idle = not self.anchored  # no thread but a fresh start's
         self.certain: int | None = None  # the length of the text when a match was first found certain
@@ -958,7 +970,11 @@ class Search:
             if self.idle and first is not None:  # only a fresh start waits: skip to where one can begin
                 found = first.search(text, index - offset)
                 index = end if found is None else offset + found.start()
-                self.entries, state, stale = self._fresh(index), None, False
+                if memo is not None:  # a fresh start's entries, by their name: made when read (``_lazy``)
+                    self.pending.clear()  # the conditions of threads that died
+                    state, values, stale = memo.started(self), (), True
+                else:
+                    self.entries, state, stale = self._fresh(index), None, False
                 if index == end:
                     break
             char = text[index - offset]
@@ -1001,7 +1017,7 @@ class Search:
             if not self.entries and self.anchored:
                 break
         self.position = end
-        if stale and state is not None:
+        if state is not None:  # the entries have a name (a step the memo knew, or one it just learned)
             self.pending.clear()
             self._lazy = (state, values, index)  # made when read, with its conditions: made at the end of the text,
             self.named, self.values = state, values  # they are all undecided
@@ -1011,6 +1027,17 @@ class Search:
             self.certain = end
 
     def shape(self) -> Any:
+        """``_shape``, kept while the search stays where it is: a search that has not read since (a text that has
+        not grown: a region still empty, a substitution's output held back) is what it was."""
+        length, shaped = self.buffer.length, self._shaped
+        if shaped is not None and shaped[0] == self.position and shaped[1] == length:
+            return shaped[2]
+        found = self._shape()
+        if found.__class__ is not object:  # ``unsteady``: equal to no other shape, its own included
+            self._shaped = (self.position, length, found)
+        return found
+
+    def _shape(self) -> Any:
         """What the search is, positions counted from the end (steady.py): idle, waiting for a start; else its
         ``Memo`` name and held values, the name made here when its last step was not the memo's (the same entries
         have the same name whichever way they were reached, a condition one character before the end told apart);
