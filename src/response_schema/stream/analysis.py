@@ -1063,11 +1063,15 @@ class Replacing:
         self.fixed = 0
         self.done = source.base
         self.search = None if program is None else Search(program, source.buffer, source.base, source.base)
+        self.read = -1  # the input's length when last advanced
 
     def advance(self) -> None:
         if self.search is None or self.program is None:
             return  # opaque: nothing more is certain
         buffer = self.source.buffer
+        if buffer.length == self.read:
+            return  # no new input: ``out`` has all it can have
+        self.read = buffer.length
         parts = []
         while True:
             self.search.advance()
