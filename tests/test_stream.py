@@ -761,6 +761,28 @@ def test_a_node_whose_match_is_certain_is_analysed_once(monkeypatch: pytest.Monk
         assert ran, family.name  # the content node is still read
 
 
+def test_a_substitution_waits_only_while_what_it_reads_stays() -> None:  # [STREAM-6]
+    """A substitution whose search keeps its entries from feed to feed adds nothing to its output only when every
+    position that output reads stays where it is (``Replacing._still``). Here each character is certain as it
+    arrives: a group the replacement inserts ends at the end of the text, and a match that may fail leaves the
+    text so far, which agrees with the replacement's first characters."""
+
+    def contents(substitution: list[str], text: str) -> list[Any]:
+        schema = {
+            "type": "object",
+            "properties": {"content": {"type": "string", "x-regex-substitutions": [substitution]}},
+        }
+        stream = rs.compile(schema).stream()
+        sent = []
+        for char in text:
+            stream.feed(char)
+            sent.append((stream.message or {}).get("content"))
+        return sent
+
+    assert contents(["a(.*?)(?:c|$)", "a\\1"], "xabbbbb") == ["x", "xa", "xab", "xabb", "xabbb", "xabbbb", "xabbbbb"]
+    assert contents(["^ab+c", "abbbbbbb"], "abbbbb") == ["a", "ab", "abb", "abbb", "abbbb", "abbbbb"]
+
+
 def test_a_text_node_reads_its_substitutions_output_only_as_it_grows(monkeypatch: pytest.MonkeyPatch) -> None:
     """The stages after a text node's substitutions (the library's content: its x-regex, then its type) read only
     the substitutions' output, which only grows ([STREAM-3]): while thinking streams, content's output does not

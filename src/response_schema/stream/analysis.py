@@ -1064,6 +1064,8 @@ class Replacing:
         self.done = source.base
         self.search = None if program is None else Search(program, source.buffer, source.base, source.base)
         self.read = -1  # the input's length when last advanced
+        self.last: tuple[Any, ...] = ()  # the search, its name and values when ``out`` was last computed
+        self.stills: dict[int, tuple[Any, bool]] = {}  # by id(name): the name, and whether it is ``_still``
 
     def advance(self) -> None:
         if self.search is None or self.program is None:
@@ -1084,6 +1086,10 @@ class Replacing:
             empty = regs[0] == regs[1]
             self.search = Search(self.program, buffer, self.source.base, regs[1], must_advance=empty)
         search = self.search
+        named = search.named
+        if not parts and self.last == (search, named, search.values) and self._still(search):
+            return  # the entries that computed ``out`` last, reading the same positions: it has all they give
+        self.last = (search, named, search.values)
         # no match has begun before the end (every thread starts there, as when the search waits for a start):
         # the text so far is certain and ``_pending`` has nothing to read
         quiet = search.quiet()
@@ -1106,6 +1112,40 @@ class Replacing:
         if more:
             self.out.grow(more)
         self.fixed += len(added)
+
+    def _still(self, search: Search) -> bool:
+        """Whether every position the output reads of the search's entries stays where it is while the text
+        grows: for each candidate, where it begins and the groups the replacement inserts (none of them open), at
+        older places of its name; and the search ends with one of them (else the text up to its end is read). The
+        earliest a match may begin is then where one of them begins: an entry that begins at a place that moves
+        begins after every older place."""
+        named = search.named
+        known = self.stills.get(id(named))
+        if known is not None and known[0] is named:
+            return known[1]
+        found = search.named_candidates()
+        if found is None:
+            return False
+        entries, count, more = found
+        assert self.program is not None
+        still = not more
+        for pc, regs, _ in entries[:count] if still else ():
+            reopens = self.program.reopens[pc] if pc >= 0 else 0
+            reads = [regs[0]]
+            for part in self.template:
+                if isinstance(part, str):
+                    continue
+                if reopens >> part & 1:
+                    break
+                if regs[2 * part] is not None:
+                    reads += [regs[2 * part], regs[2 * part + 1]]
+            if not all(place is not None and place >= 2 for place in reads):
+                still = False
+                break
+        if len(self.stills) > 64:
+            self.stills.clear()
+        self.stills[id(named)] = (named, still)
+        return still
 
     def shape(self) -> Any:
         """What the step is (steady.py): its search, where its certain output ends in the input, and how much

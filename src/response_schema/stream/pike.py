@@ -930,6 +930,18 @@ class Search:
             self.program.memos[self.anchored].chosen[id(named)] = (named, len(chosen), more)
         return chosen, more
 
+    def named_candidates(self) -> tuple[tuple[Any, ...], int, bool] | None:
+        """The entries of the search's ``Memo`` name (registers by place: from 2 on, older positions, which stay
+        where they are while the text grows), how many of them are the ``candidates`` and whether the search may
+        end otherwise; None when the search has no name, or its candidates were not chosen under it yet."""
+        named = self.named
+        if named is None:
+            return None
+        known = self.program.memos[self.anchored].chosen.get(id(named))
+        if known is None or known[0] is not named:
+            return None
+        return named[0], known[1], known[2]
+
     def _candidates(self) -> tuple[list[Entry], bool]:
         code, total = self.code, self.program.total
         chosen: list[Entry] = []
@@ -951,8 +963,8 @@ class Search:
         offset, end = self.position, self.buffer.length
         if offset == end:
             return
-        if self.matched:  # a certain match: no text that follows changes it, so there is nothing to read
-            self.position = end
+        if self.matched or (self.idle and self.anchored):  # a certain match, or no thread and none can start:
+            self.position = end  # no text that follows changes it, so there is nothing to read
             return
         if self.named is not None and self._loops(offset, end):
             return
