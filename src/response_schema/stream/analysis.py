@@ -416,7 +416,9 @@ class Analysis:
         ``stage`` ("node", or the "rest" after the regex stages) on that open text when the output ended at or
         before the cut, which was the meet over every text beginning there, this one included (sound, [STREAM-6];
         it may send less). None when there is none, or the text is short. Reading each such text whole would cost
-        its length on every feed that cuts it anew: quadratic in a long call."""
+        its length on every feed that cuts it anew: quadratic in a long call. A short text that ends where the
+        output does takes the outcome this feed gave the open text, which is the meet over that text's
+        continuations, this one included: read whole, it would make the next feed read anew (not ``blind``)."""
         end = content.end() if isinstance(content, Exact) else None
         if end is None:
             return None
@@ -424,10 +426,13 @@ class Analysis:
         # a steady feed (steady.py) needs this to be what the next feed does: a short text cut at the end may grow
         # past CUT, and one that is long takes the outcome remembered at the end in this feed, or an older one
         moving = buffer.moving(end)
+        key = (stage, id(node), buffer, start)
         if end - start <= CUT:
+            kept = self._opened_now.get(key)
+            if end == buffer.length and kept and kept[-1][0] == end:
+                return kept[-1][1]
             buffer.read_end = buffer.read_end or moving
             return None
-        key = (stage, id(node), buffer, start)
         for at, outcome in reversed(self._opened_now.get(key) or self._opened.get(key, [])):
             if at <= end:
                 buffer.read_end = buffer.read_end or (moving and at != buffer.length)
