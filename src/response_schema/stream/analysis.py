@@ -186,9 +186,7 @@ class Analysis:
         self.blind = False  # the last run read no description's text to its end (``Buffer.read_end``)
         self._seen = self._before = 0  # the output's length at the end of the last feed, and of the one before
         self._made: dict[tuple[Any, ...], None] = {}  # the keys of the states the last run made
-        self._fresh: dict[tuple[Any, ...], None] = {}  # those it made at the end of a text (``keep_shapes``)
-        self._sized: dict[tuple[Any, ...], None] = {}  # the states found by the end of a text, kept (``keep_shapes``)
-        self._shapes: list[Any] = []  # the shape of each state the last run kept (``keep_shapes``)
+        self._checks: list[tuple[Any, ...]] = []  # what ``steady`` reads of each state the last run kept
         self._memo: dict[Any, Any] = {}  # each pattern's program, and whether a node holds JSON text
         self._states: dict[tuple[Any, ...], Any] = {}
         self._used: dict[tuple[Any, ...], Any] = {}
@@ -230,30 +228,33 @@ class Analysis:
         next run may do otherwise than this one on the same shapes.
 
         A state found by the end of its text is one of two. Made by this run at the end of a text that is not
-        empty, it has read nothing, and the next run makes its own at the end, of the same shape (``_fresh``: its
+        empty, it has read nothing, and the next run makes its own at the end, of the same shape (fresh: its
         shape is not read again). Kept from an earlier run (its text has not grown since), or found by the start
         of an empty text (which may be where its text starts), it is the next run's too while its text does not
-        grow: its shape holds the text's length (``_sized``)."""
+        grow: its shape holds the text's length (sized).
+
+        Each state is kept for ``steady`` with what reads the new text (its ``advance``, an iterator's ``read``),
+        what gives its shape (``shape``, or the state itself), the text whose length the shape holds, and the
+        shape."""
         if not self.blind:
             return False
-        self._fresh, self._sized = {}, {}
-        for key in self._states:
+        checks = []
+        for key, state in self._states.items():
+            sized = None
             if len(key) == 4 and key[3].__class__ is int and key[2].moving(key[3]):
                 if key[3] != key[2].length:
                     return False
                 if key in self._made and key[3] > 0:
-                    self._fresh[key] = None
-                else:
-                    self._sized[key] = None
+                    continue  # fresh
+                sized = key[2]
             elif len(key) == 3 and isinstance(key[2], Exact) and key[2].moving():  # a span read at the end
                 return False
-        self._shapes = [self._shape(key, state) for key, state in self._states.items()]
+            kind = type(state)
+            reads = state.read if kind is Iterator else state.advance if kind in _ADVANCED else None
+            shaped = getattr(state, "shape", None)
+            checks.append((reads, shaped, state, sized, _shape(shaped, state, sized)))
+        self._checks = checks
         return True
-
-    def _shape(self, key: tuple[Any, ...], state: Any) -> Any:
-        shape = getattr(state, "shape", None)
-        found = state if shape is None else shape()
-        return (found, key[2].length) if key in self._sized else found
 
     def steady(self) -> bool:
         """Whether each state the last run kept, advanced to what has arrived since as the next run would advance
@@ -261,15 +262,10 @@ class Analysis:
         the end is not read (the next run would make a new one, of its shape). The states stay advanced (a run
         advances a state only over what it has not read); after the first that differs, the rest are the run's."""
         self._feeding(self.buffer.length)
-        for (key, state), shape in zip(self._states.items(), self._shapes, strict=True):
-            if key in self._fresh:
-                continue
-            kind = type(state)
-            if kind is Iterator:
-                state.read()
-            elif kind is Search or kind is Substitutions or kind is JSONScan:
-                state.advance()
-            if self._shape(key, state) != shape:
+        for reads, shaped, state, sized, shape in self._checks:
+            if reads is not None:
+                reads()
+            if _shape(shaped, state, sized) != shape:
                 return False
         return True
 
@@ -1015,6 +1011,13 @@ def group(program: Program, buffer: Buffer, entry: Entry, index: int) -> Any:
     return buffer_exact(buffer, start, end)
 
 
+def _shape(shaped: Any, state: Any, sized: Buffer | None) -> Any:
+    """A kept state's shape (``Analysis.keep_shapes``): its ``shape()``, or the state itself, with the length of
+    the text it was found by when that text may still grow."""
+    found = state if shaped is None else shaped()
+    return found if sized is None else (found, sized.length)
+
+
 def buffer_exact(buffer: Buffer, start: int, end: int) -> Exact:
     """The text ``buffer.text[start:end]`` as an Exact span: the same object while it is used, so that what is
     done with it is done once (``Analysis._state``), not on every feed."""
@@ -1391,3 +1394,6 @@ def json_complete(text: str) -> bool:
         return json_value(text) is not NOT_JSON
     except TooDeep:
         return False
+
+
+_ADVANCED = (Search, Substitutions, JSONScan)  # the states that read what arrives by ``advance`` (``keep_shapes``)
