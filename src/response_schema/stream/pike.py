@@ -966,8 +966,9 @@ class Search:
         if self.matched or (self.idle and self.anchored):  # a certain match, or no thread and none can start:
             self.position = end  # no text that follows changes it, so there is nothing to read
             return
-        if self.named is not None and self._loops(offset, end):
-            return
+        first = self.program.first
+        if self.named is not None and not (self.idle and first is not None) and self._loops(offset, end):
+            return  # (a search waiting for a start that ``first`` finds skips to it below)
         memo = self.program.memos[self.anchored] if self.memoize else None
         state: Any = self.named if memo is not None else None  # the entries as ``Memo`` names them, as it steps
         values = self.values  # and the positions at the name's older places
@@ -975,7 +976,7 @@ class Search:
         if state is None:
             self._resolve()
         text = self.buffer.slice(offset, end)  # what arrived since the last call
-        first, kinds = self.program.first, self.program.kinds
+        kinds = self.program.kinds
         stale = False  # ``entries`` are behind ``state``
         index = offset
         while index < end:
