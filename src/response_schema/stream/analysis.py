@@ -238,7 +238,7 @@ class Analysis:
         shape."""
         if not self.blind:
             return False
-        checks = []
+        kept = []
         for key, state in self._states.items():
             sized = None
             if len(key) == 4 and key[3].__class__ is int and key[2].moving(key[3]):
@@ -249,6 +249,9 @@ class Analysis:
                 sized = key[2]
             elif len(key) == 3 and isinstance(key[2], Exact) and key[2].moving():  # a span read at the end
                 return False
+            kept.append((state, sized))
+        checks = []
+        for state, sized in kept:
             kind = type(state)
             reads = state.read if kind is Iterator else state.advance if kind in _ADVANCED else None
             shaped = getattr(state, "shape", None)
