@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 Delta = dict[str, Any]  # one operation of [STREAM-7]: {"op": "add" | "append" | "end" | "json", "path": ..., ...}
 
 
+RECENT = 3  # how many runs' steadies a stream keeps (``Stream._recall``)
+
+
 class StreamFinished(RuntimeError):
     """``feed`` or ``finish`` on a stream that has finished: a mistake in the calling code ([STREAM-5])."""
 
@@ -58,6 +61,7 @@ class Stream:
         "_message",
         "_open_texts",
         "_parser",
+        "_recent",
         "_sent",
         "_settled",
         "_steady",
@@ -79,6 +83,7 @@ class Stream:
         self._open_texts: dict[str, None] = {}  # those of ``_texts`` whose value may be known before the end
         self._settled: dict[str, int] = {}  # how many first items of an array are sent as far as they go, by pointer
         self._steady: Steady | None = None  # what the next feed may send without running the analysis
+        self._recent: list[Steady] = []  # the steadies of the last runs, the last first
         self._finished = False
 
     @property
@@ -97,12 +102,13 @@ class Stream:
         if not text:
             return []
         self._buffer.grow(text)
-        if self._steady is not None:
-            steady = self._steady.feed()
-            if steady is not None:
-                if steady:
-                    self._message = None
-                return steady
+        steady = self._steady.feed() if self._steady is not None else None
+        if steady is None:
+            steady = self._recall()
+        if steady is not None:
+            if steady:
+                self._message = None
+            return steady
         outcome = self._analysis.run(self._buffer)
         if outcome.none or outcome.value is NOTHING or outcome.value is UNKNOWN:
             self._steady = self._after(None, {})
@@ -141,7 +147,21 @@ class Stream:
         arguments read the end of their text."""
         if self._tools is not None:
             return None
-        return Steady.after(self._analysis, known, texts, self._sent, self._texts, self._settled)
+        steady = Steady.after(self._analysis, known, texts, self._sent, self._texts, self._settled)
+        if steady is not None:
+            self._recent = [steady, *self._recent[: RECENT - 1]]
+        return steady
+
+    def _recall(self) -> list[Delta] | None:
+        """The deltas of this feed from the steady of an earlier run, when one holds and is steady over it
+        (steady.py); it becomes the stream's steady. None when none is."""
+        for steady in self._recent:
+            if steady is not self._steady and steady.holds(lambda path: _at(self._sent, path), self._ended):
+                deltas = steady.feed()
+                if deltas is not None:
+                    self._steady = steady
+                    return deltas
+        return None
 
     def _settle(self, arrays: dict[str, int]) -> None:
         """Keep how many first items of each array every later feed gives as this one did (``OpenArray``): they

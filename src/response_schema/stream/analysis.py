@@ -186,7 +186,6 @@ class Analysis:
         self.blind = False  # the last run read no description's text to its end (``Buffer.read_end``)
         self._seen = self._before = 0  # the output's length at the end of the last feed, and of the one before
         self._made: dict[tuple[Any, ...], None] = {}  # the keys of the states the last run made
-        self._checks: list[tuple[Any, ...]] = []  # what ``steady`` reads of each state the last run kept
         self._memo: dict[Any, Any] = {}  # each pattern's program, and whether a node holds JSON text
         self._states: dict[tuple[Any, ...], Any] = {}
         self._used: dict[tuple[Any, ...], Any] = {}
@@ -221,7 +220,7 @@ class Analysis:
                 found += [step.out for step in state.steps]
         return found
 
-    def keep_shapes(self) -> bool:
+    def keep_shapes(self) -> list[tuple[Any, ...]] | None:
         """Keep the shape of each state the last ``run`` kept, its positions ``relative``, in the order it used
         them (``steady`` compares them). False when the run read a description's text to its end (or the length of
         one that ends there: not ``blind``), or kept a state found by a position one character before the end: the
@@ -234,38 +233,48 @@ class Analysis:
         grow: its shape holds the text's length (sized).
 
         Each state is kept for ``steady`` with what reads the new text (its ``advance``, an iterator's ``read``),
-        what gives its shape (``shape``, or the state itself), the text whose length the shape holds, and the
-        shape."""
+        what gives its shape (``shape``, or the state itself), the text whose length the shape holds, the shape,
+        its key, and whether this run made it (``keeps``). None when the run cannot be steady."""
         if not self.blind:
-            return False
+            return None
         kept = []
         for key, state in self._states.items():
             sized = None
             if len(key) == 4 and key[3].__class__ is int and key[2].moving(key[3]):
                 if key[3] != key[2].length:
-                    return False
+                    return None
                 if key in self._made and key[3] > 0:
                     continue  # fresh
                 sized = key[2]
             elif len(key) == 3 and isinstance(key[2], Exact) and key[2].moving():  # a span read at the end
-                return False
-            kept.append((state, sized))
+                return None
+            kept.append((key, state, sized))
         checks = []
-        for state, sized in kept:
+        for key, state, sized in kept:
             kind = type(state)
             reads = state.read if kind is Iterator else state.advance if kind in _ADVANCED else None
             shaped = getattr(state, "shape", None)
-            checks.append((reads, shaped, state, sized, _shape(shaped, state, sized)))
-        self._checks = checks
+            checks.append((reads, shaped, state, sized, _shape(shaped, state, sized), key, key in self._made))
+        return checks
+
+    def keeps(self, checks: list[tuple[Any, ...]]) -> bool:
+        """Whether each state an earlier run kept (its ``keep_shapes``) is one the next run would read: the state
+        kept under its key, or one that run made (it read from nothing) that no run since has kept, for which the
+        next run, doing what that run did, would make its own the same way."""
+        states = self._states
+        for check in checks:
+            found = states.get(check[5])
+            if found is not check[2] and (found is not None or not check[6]):
+                return False
         return True
 
-    def steady(self) -> bool:
+    def steady(self, checks: list[tuple[Any, ...]]) -> bool:
         """Whether each state the last run kept, advanced to what has arrived since as the next run would advance
         it, has the shape it had then (``keep_shapes``): then the next run would do what that one did. A state made at
         the end is not read (the next run would make a new one, of its shape). The states stay advanced (a run
         advances a state only over what it has not read); after the first that differs, the rest are the run's."""
         self._feeding(self.buffer.length)
-        for reads, shaped, state, sized, shape in self._checks:
+        for reads, shaped, state, sized, shape, _, _ in checks:
             if reads is not None:
                 reads()
             if _shape(shaped, state, sized) != shape:

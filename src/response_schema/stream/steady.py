@@ -12,10 +12,17 @@ what the output decides, as the run would send it; [STREAM-3]: nothing sent chan
 A steady feed does not add to what the analysis remembers of its open texts feed by feed (``Analysis.remembered``:
 a long text cut from an open one takes the outcome the open text had when the output ended at or before the cut).
 So a run that follows steady feeds and needs such an outcome from before its own feed finds an older one, and may
-send less than it would have, to be sent later: sound ([STREAM-6] allows less, never more)."""
+send less than it would have, to be sent later: sound ([STREAM-6] allows less, never more).
+
+Shapes often take turns: a text whose pattern ends ``\\s*$`` holds back a space at the end of the output (it
+ends one character before it), then ends with the output again. A stream keeps the steadies of its last few runs
+(``Stream._recall``): when the last one does not hold, an earlier one whose states are still the analysis's and
+have its shapes again sends the feed (``Steady.holds``), each text from where the stream's sending of it ends,
+instead of a run."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .analysis import Analysis
@@ -30,12 +37,12 @@ class Steady:
     shapes (``Analysis.steady``): the texts that grow with their buffers (``_growing``), each with what the stream
     sent of it."""
 
-    __slots__ = ("_analysis", "_growing", "_texts")
+    __slots__ = ("_analysis", "_checks", "_growing", "_texts")
 
-    def __init__(self, analysis: Analysis, texts: dict[str, Any]) -> None:
-        self._analysis, self._texts = analysis, texts
-        # [op, pointer, buffer, how far before the buffer's end it ends, where it ends, Growing sent or origins]
-        self._growing: list[list[Any]] = []
+    def __init__(self, analysis: Analysis, checks: list[tuple[Any, ...]], texts: dict[str, Any]) -> None:
+        self._analysis, self._checks, self._texts = analysis, checks, texts
+        # (op, pointer, buffer, how far before the buffer's end it ends, where it starts, Growing sent or origins)
+        self._growing: list[tuple[Any, ...]] = []
 
     @classmethod
     def after(
@@ -51,9 +58,10 @@ class Steady:
         out (None when the root may give no value), ``texts`` those texts (by pointer), ``sent`` what the stream
         has sent, ``stream_texts`` how much of each JSON text it sent, ``settled`` the array items it will not read
         again. None when the next feed must run: the run was not steady, or a growing text is not sent whole."""
-        if not analysis.keep_shapes():
+        checks = analysis.keep_shapes()
+        if checks is None:
             return None
-        steady = cls(analysis, stream_texts)
+        steady = cls(analysis, checks, stream_texts)
         for path, source in texts.items():  # in the order the feed sends them: JSON texts first
             if path not in stream_texts or stream_texts[path][1] is not source:
                 continue  # its value was sent
@@ -71,8 +79,7 @@ class Steady:
         return text.buffer is not None and bool(text.buffer.moving(text.base + text.length))
 
     def _add(self, op: str, path: str, text: OpenText, kept: Any) -> None:
-        end = text.base + text.length
-        self._growing.append([op, path, text.buffer, text.buffer.length - end, end, kept])
+        self._growing.append((op, path, text.buffer, text.buffer.length - text.base - text.length, text.base, kept))
 
     def _appended(self, known: Any, sent: Any, path: str, settled: dict[str, int]) -> bool:
         """Find the growing texts ``known`` holds, in the order ``partial.grow`` sends them; False when one of them
@@ -96,21 +103,42 @@ class Steady:
     def feed(self) -> list[Delta] | None:
         """The deltas of the chunk just added to the output, when the analysis stays steady over it; None when it
         does not (the stream runs it)."""
-        if not self._analysis.steady():
+        if not self._analysis.steady(self._checks):
             return None
         deltas: list[Delta] = []
-        for growing in self._growing:
-            op, path, buffer, lag, end, kept = growing
+        for op, path, buffer, lag, base, kept in self._growing:
             now = buffer.length - lag
-            if now <= end:
-                continue
-            piece = buffer.slice(end, now)
-            growing[4] = now
             if op == "json":
-                sent, source = self._texts[path]
-                text = OpenText.span(buffer, source.text.base, now)
-                self._texts[path] = (sent + len(piece), JSONText(text, kept))
+                sent = self._texts[path][0]
+                if now <= base + sent:
+                    continue
+                piece = buffer.slice(base + sent, now)
+                self._texts[path] = (sent + len(piece), JSONText(OpenText.span(buffer, base, now), kept))
             else:
+                if now <= base + kept.length:
+                    continue
+                piece = buffer.slice(base + kept.length, now)
                 kept.add(piece)
             deltas.append({"op": op, "path": path, "text": piece})
         return deltas
+
+    def holds(self, sent_at: Callable[[str], Any], ended: set[str]) -> bool:
+        """Whether this steady, from a run before the last, may send the next feeds (``Stream``, recalled): the
+        states it reads are the ones the next run would read (``Analysis.keeps``), and each text it grows is still
+        what the stream sent at its pointer (the same ``Growing``, not ended; a JSON text still open from the
+        same place). Then, while its states have its shapes, the next run would do what its run did, and it sends
+        each text from where the stream's sending of it ends."""
+        if not self._analysis.keeps(self._checks):
+            return False
+        for op, path, buffer, _, base, kept in self._growing:
+            if path in ended:
+                return False
+            if op == "json":
+                if path not in self._texts:
+                    return False
+                source = self._texts[path][1]
+                if source.text.buffer is not buffer or source.text.base != base:
+                    return False
+            elif sent_at(path) is not kept:
+                return False
+        return True
