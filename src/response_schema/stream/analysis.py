@@ -435,15 +435,19 @@ class Analysis:
         # past CUT, and one that is long takes the outcome remembered at the end in this feed, or an older one
         moving = buffer.moving(end)
         key = (stage, id(node), buffer, start)
+        if end - start > CUT and end == buffer.length - 1 and _spaced(node, stage) and buffer.char(end) in " \t\n\r":
+            end = buffer.length  # [JSON-1]: the text and the text with the whitespace after it parse alike
         if end - start <= CUT:
             kept = self._opened_now.get(key)
             if end == buffer.length and kept and kept[-1][0] == end:
                 return kept[-1][1]
             buffer.read_end = buffer.read_end or moving
             return None
-        for at, outcome in reversed(self._opened_now.get(key) or self._opened.get(key, [])):
+        now = self._opened_now.get(key)
+        for at, outcome in reversed(now or self._opened.get(key, [])):
             if at <= end:
-                buffer.read_end = buffer.read_end or (moving and at != buffer.length)
+                if moving and at != buffer.length and not _unread(outcome, now, buffer.length):
+                    buffer.read_end = True
                 return outcome
         return None
 
@@ -1021,6 +1025,24 @@ def group(program: Program, buffer: Buffer, entry: Entry, index: int) -> Any:
         # includes ending here, so that a long value is not read whole again on every feed (linear cost)
         return Open(buffer, start)
     return buffer_exact(buffer, start, end)
+
+
+def _spaced(node: Node, stage: str) -> bool:
+    """Whether ``node`` reads a text (after its regex stages for the stage "rest") first by the ``json`` parser,
+    which reads whitespace after the JSON text as nothing ([JSON-1]): a text and that text with whitespace after it
+    give the same outcome (``remembered``)."""
+    if node.parser != "json" or node.allow_non_json or node.iterator is not None or node.key_value is not None:
+        return False
+    return stage == "rest" or (node.regex is None and not node.substitutions)
+
+
+def _unread(outcome: Outcome, now: list[tuple[int, Outcome]] | None, end: int) -> bool:
+    """Whether ``outcome``, remembered for a text cut one character before the output's end (``remembered``), is
+    the one this feed gave the open text, and holds no text: then the next feed, which finds this feed's, finds it
+    again, and reads nothing where it was cut."""
+    if outcome.value is not UNKNOWN and outcome.value is not NOTHING:
+        return False
+    return bool(now) and now[-1][0] == end and now[-1][1] is outcome  # type: ignore[index]
 
 
 def _shape(shaped: Any, state: Any, sized: Buffer | None) -> Any:
