@@ -1079,21 +1079,27 @@ class Search:
 
     def _loops(self, offset: int, end: int) -> bool:
         """Read the text from ``offset`` to ``end`` when each of its characters is a step the ``Memo`` knows from
-        the search's name back to it, its values kept (a steady stretch of text: a long content or thinking); False,
-        having read nothing, when one is not."""
+        the search's name, its values kept (a steady stretch of text: a long content or thinking, where a name after
+        a space and one after a word take turns); False, having read nothing, when one is not."""
         named = self.named
         if not self.memoize:
             return False
         steps, kinds, idle = self.program.memos[self.anchored].steps, self.program.kinds, self.idle
-        text, key = self.buffer.slice(offset, end), id(named)
+        text = self.buffer.slice(offset, end)
         last = len(text) - 1
         for index, char in enumerate(text):
-            step = steps.get((key, kinds[char], kinds[text[index + 1]] if index < last else -1))
-            if step is None or step[0] is not named or step[1] is not named or step[2] != idle or step[3] is not None:
+            step = steps.get((id(named), kinds[char], kinds[text[index + 1]] if index < last else -1))
+            if step is None or step[0] is not named or step[2] != idle or step[3] is not None:
+                return False
+            named = step[1]
+            if self.anchored and not named[0]:
                 return False
         self.position = end
         self.pending.clear()  # the conditions of the name's entries, made anew at ``end`` when they are read
+        self.named = named
         self._lazy = (named, self.values, end)
+        if self.certain is None and self.matched:
+            self.certain = end
         return True
 
     def _make_entries(self) -> None:
