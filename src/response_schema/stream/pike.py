@@ -87,6 +87,18 @@ class Program:
 
         return Kinds()
 
+    @cached_property
+    def kind_chars(self) -> dict[int, str]:
+        """``kinds`` for ``str.translate``: a character's code -> its kind as one character, filled as they are met."""
+        kinds = self.kinds
+
+        class KindChars(dict[int, str]):
+            def __missing__(self, code: int) -> str:
+                kind = self[code] = chr(kinds[chr(code)])
+                return kind
+
+        return KindChars()
+
 
 @functools.lru_cache(maxsize=256)
 def compile_program(pattern: re.Pattern[str]) -> Program | None:
@@ -740,7 +752,7 @@ class Memo:
 
     LIMIT = 4096  # steps and names kept; past it the memo starts again (a program's memo stays a few megabytes)
 
-    __slots__ = ("_readers", "_started", "chosen", "names", "steps")
+    __slots__ = ("_readers", "_started", "chosen", "names", "runs", "steps")
 
     def __init__(self) -> None:
         self._started: tuple[Any, ...] | None = None  # the name of a fresh start's entries
@@ -749,6 +761,9 @@ class Memo:
         self.chosen: dict[int, tuple[Any, ...]] = {}  # id(name) -> (name, how many candidates, more)
         # (id(name), kind, next kind) -> (that name, the next name, idle, where the next values come from or None)
         self.steps: dict[tuple[int, int, int], tuple[Any, ...]] = {}
+        # (id(name), idle, the kinds of a feed's text as ``Program.kind_chars`` writes them) -> (that name, the name
+        # its steps reach, each keeping the values and ``idle``): a feed's steps at once (``Search._loops``)
+        self.runs: dict[tuple[int, bool, str], tuple[Any, Any]] = {}
 
     def name(self, entries: list[Entry], position: int) -> tuple[tuple[Any, ...], tuple[int, ...]] | None:
         """The name of ``entries`` at ``position`` and its values; None when a thread holds a condition."""
@@ -805,6 +820,7 @@ class Memo:
         """Start again when ``LIMIT`` steps or names are kept (a search holding an older name finds no step for it)."""
         if len(self.steps) >= self.LIMIT or len(self.names) >= self.LIMIT:
             self.steps, self.names, self.chosen, self._readers, self._started = {}, {}, {}, {}, None
+            self.runs = {}
 
 
 def _naming(entries: list[Entry], position: int) -> tuple[tuple[Any, ...], dict[Condition, int], dict[int, int]]:
@@ -1084,16 +1100,23 @@ class Search:
         named = self.named
         if not self.memoize:
             return False
-        steps, kinds, idle = self.program.memos[self.anchored].steps, self.program.kinds, self.idle
-        text = self.buffer.slice(offset, end)
-        last = len(text) - 1
-        for index, char in enumerate(text):
-            step = steps.get((id(named), kinds[char], kinds[text[index + 1]] if index < last else -1))
-            if step is None or step[0] is not named or step[2] != idle or step[3] is not None:
-                return False
-            named = step[1]
-            if self.anchored and not named[0]:
-                return False
+        memo, idle, text = self.program.memos[self.anchored], self.idle, self.buffer.slice(offset, end)
+        run = (id(named), idle, text.translate(self.program.kind_chars))
+        known = memo.runs.get(run)
+        if known is not None and known[0] is named:
+            named = known[1]
+        else:
+            steps, kinds, last = memo.steps, self.program.kinds, len(text) - 1
+            for index, char in enumerate(text):
+                step = steps.get((id(named), kinds[char], kinds[text[index + 1]] if index < last else -1))
+                if step is None or step[0] is not named or step[2] != idle or step[3] is not None:
+                    return False
+                named = step[1]
+                if self.anchored and not named[0]:
+                    return False
+            if len(memo.runs) >= memo.LIMIT:
+                memo.runs = {}
+            memo.runs[run] = (self.named, named)
         self.position = end
         self.pending.clear()  # the conditions of the name's entries, made anew at ``end`` when they are read
         self.named = named
