@@ -1129,6 +1129,16 @@ class Replacing:
             self.search = Search(self.program, buffer, self.source.base, regs[1], must_advance=empty)
         search = self.search
         named = search.named
+        if not parts and search.idle:  # waiting for a start: the text so far is certain, and is the output
+            self.last = (search, named, search.values)
+            if search.position > self.done:
+                added = buffer.slice(self.done, search.position)
+                self.done = search.position
+                more = added[self.out.length - self.fixed :]
+                if more:
+                    self.out.grow(more)
+                self.fixed += len(added)
+            return
         if not parts and self.last == (search, named, search.values) and self._still(search):
             return  # the entries that computed ``out`` last, reading the same positions: it has all they give
         self.last = (search, named, search.values)
