@@ -846,6 +846,14 @@ def _placed(regs: tuple[Any, ...], position: int, places: dict[int, int]) -> tup
     )
 
 
+def _moved(values: tuple[int, ...], sources: tuple[int, ...], offset: int) -> tuple[int, ...]:
+    """A search's values after ``Search._loops`` read from ``offset``: each where its source says, one of
+    ``values`` (its index) or, as ``-index - 1``, the position before the character ``index`` of the text read."""
+    if sources == tuple(range(len(values))):
+        return values
+    return tuple([values[source] if source >= 0 else offset - source - 2 for source in sources])
+
+
 def _template(condition: Condition) -> tuple[Any, ...]:
     """What makes a condition made at a position, the position aside (``Memo``)."""
     if isinstance(condition, Boundary):
@@ -1095,8 +1103,10 @@ class Search:
 
     def _loops(self, offset: int, end: int) -> bool:
         """Read the text from ``offset`` to ``end`` when each of its characters is a step the ``Memo`` knows from
-        the search's name, its values kept (a steady stretch of text: a long content or thinking, where a name after
-        a space and one after a word take turns); False, having read nothing, when one is not."""
+        the search's name (a steady stretch of text: a long content or thinking, where a name after a space and one
+        after a word take turns); False, having read nothing, when one is not. The steps over a feed's text are
+        kept by the kinds of its characters (``Memo.runs``), with where each value they end with comes from: a
+        value the search held (its index), or a position in the text (``_moved``)."""
         named = self.named
         if not self.memoize:
             return False
@@ -1104,22 +1114,26 @@ class Search:
         run = (id(named), idle, text.translate(self.program.kind_chars))
         known = memo.runs.get(run)
         if known is not None and known[0] is named:
-            named = known[1]
+            named, sources = known[1], known[2]
         else:
             steps, kinds, last = memo.steps, self.program.kinds, len(text) - 1
+            sources = tuple(range(len(self.values)))
             for index, char in enumerate(text):
                 step = steps.get((id(named), kinds[char], kinds[text[index + 1]] if index < last else -1))
-                if step is None or step[0] is not named or step[2] != idle or step[3] is not None:
+                if step is None or step[0] is not named or step[2] != idle:
                     return False
                 named = step[1]
+                if step[3] is not None:  # a register moved to an older place: -1 is the one before ``index``
+                    sources = tuple([sources[source] if source >= 0 else -index - 1 for source in step[3]])
                 if self.anchored and not named[0]:
                     return False
             if len(memo.runs) >= memo.LIMIT:
                 memo.runs = {}
-            memo.runs[run] = (self.named, named)
+            memo.runs[run] = (self.named, named, sources)
         self.position = end
         self.pending.clear()  # the conditions of the name's entries, made anew at ``end`` when they are read
         self.named = named
+        self.values = _moved(self.values, sources, offset)
         self._lazy = (named, self.values, end)
         if self.certain is None and self.matched:
             self.certain = end
