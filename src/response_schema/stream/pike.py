@@ -762,8 +762,8 @@ class Memo:
         # (id(name), kind, next kind) -> (that name, the next name, idle, where the next values come from or None)
         self.steps: dict[tuple[int, int, int], tuple[Any, ...]] = {}
         # (id(name), idle, the kinds of a feed's text as ``Program.kind_chars`` writes them) -> (that name, the name
-        # its steps reach, each keeping the values and ``idle``): a feed's steps at once (``Search._loops``)
-        self.runs: dict[tuple[int, bool, str], tuple[Any, Any]] = {}
+        # its steps reach, where its values come from, idle there): a feed's steps at once (``Search._loops``)
+        self.runs: dict[tuple[int, bool, str], tuple[Any, ...]] = {}
 
     def name(self, entries: list[Entry], position: int) -> tuple[tuple[Any, ...], tuple[int, ...]] | None:
         """The name of ``entries`` at ``position`` and its values; None when a thread holds a condition."""
@@ -1114,23 +1114,24 @@ class Search:
         run = (id(named), idle, text.translate(self.program.kind_chars))
         known = memo.runs.get(run)
         if known is not None and known[0] is named:
-            named, sources = known[1], known[2]
+            named, sources, idle = known[1], known[2], known[3]
         else:
             steps, kinds, last = memo.steps, self.program.kinds, len(text) - 1
+            waits = self.program.first is not None  # a search that becomes idle skips to the next start instead
             sources = tuple(range(len(self.values)))
             for index, char in enumerate(text):
                 step = steps.get((id(named), kinds[char], kinds[text[index + 1]] if index < last else -1))
-                if step is None or step[0] is not named or step[2] != idle:
+                if step is None or step[0] is not named or (waits and step[2]):
                     return False
-                named = step[1]
+                named, idle = step[1], step[2]
                 if step[3] is not None:  # a register moved to an older place: -1 is the one before ``index``
                     sources = tuple([sources[source] if source >= 0 else -index - 1 for source in step[3]])
                 if self.anchored and not named[0]:
                     return False
             if len(memo.runs) >= memo.LIMIT:
                 memo.runs = {}
-            memo.runs[run] = (self.named, named, sources)
-        self.position = end
+            memo.runs[run] = (self.named, named, sources, idle)
+        self.position, self.idle = end, idle
         self.pending.clear()  # the conditions of the name's entries, made anew at ``end`` when they are read
         self.named = named
         self.values = _moved(self.values, sources, offset)
