@@ -1094,6 +1094,21 @@ class Search:
         made = [_template(c) if c.position == length else (_template(c), "before") for c in numbers]
         return ((named, tuple(made)), tuple(places))
 
+    def earliest(self) -> int:
+        """Where the earliest entry began (the position when there is none). Read from the ``Memo`` name while the
+        entries are not made (place 0 is the position, 1 the one before it, 2 on the name's values)."""
+        if self._lazy is not None:
+            name, values, position = self._lazy
+            return min(
+                (
+                    position if regs[0] == 0 else position - 1 if regs[0] == 1 else values[regs[0] - 2]
+                    for _, regs, _ in name[0]
+                    if regs[0] is not None
+                ),
+                default=self.position,
+            )
+        return min((regs[0] for _, regs, _ in self._entries if regs[0] is not None), default=self.position)
+
     def quiet(self) -> bool:
         """Whether no match has begun before the position: every thread starts there (a search waiting for a
         start). Read from the ``Memo`` name while the entries are not made (a name's place 0 is the position)."""
