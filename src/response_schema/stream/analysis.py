@@ -1139,11 +1139,8 @@ class Replacing:
                     self.out.grow(more)
                 self.fixed += len(added)
             return
-        if not parts and self.last == (search, named, search.values) and self._still(search):
-            return  # the entries that computed ``out`` last, reading the same positions: it has all they give
-        self.last = (search, named, search.values)
         if not self.template:  # a deletion: the text before the earliest a match may begin is certain, and what
-            # follows it may all be removed (its entry is the first candidate, and inserts nothing: ``_pending``)
+            # follows it may all be removed (that match's entry is the first candidate and inserts nothing)
             reach = search.earliest()
             if reach > self.done:
                 parts.append(buffer.slice(self.done, reach))
@@ -1154,6 +1151,9 @@ class Replacing:
                 self.out.grow(more)
             self.fixed += len(added)
             return
+        if not parts and self.last == (search, named, search.values) and self._still(search):
+            return  # the entries that computed ``out`` last, reading the same positions: it has all they give
+        self.last = (search, named, search.values)
         # no match has begun before the end (every thread starts there, as when the search waits for a start):
         # the text so far is certain and ``_pending`` has nothing to read
         quiet = search.quiet()

@@ -752,11 +752,12 @@ class Memo:
 
     LIMIT = 4096  # steps and names kept; past it the memo starts again (a program's memo stays a few megabytes)
 
-    __slots__ = ("_readers", "_started", "chosen", "names", "runs", "steps")
+    __slots__ = ("_readers", "_started", "_starts", "chosen", "names", "runs", "steps")
 
     def __init__(self) -> None:
         self._started: tuple[Any, ...] | None = None  # the name of a fresh start's entries
         self._readers: dict[int, tuple[Any, ...]] = {}  # id(name) -> (name, its entries as ``readers`` gives them)
+        self._starts: dict[int, tuple[Any, ...]] = {}  # id(name) -> (name, the places its entries began at)
         self.names: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # each name once: its id is a key in ``steps``
         self.chosen: dict[int, tuple[Any, ...]] = {}  # id(name) -> (name, how many candidates, more)
         # (id(name), kind, next kind) -> (that name, the next name, idle, where the next values come from or None)
@@ -785,6 +786,14 @@ class Memo:
             assert named is not None and not named[1]
             self._started = named[0]
         return self._started
+
+    def starts(self, name: tuple[Any, ...]) -> tuple[int, ...]:
+        """The places where the entries of ``name`` began, each once, in order (``Search.earliest``)."""
+        known = self._starts.get(id(name))
+        if known is None or known[0] is not name:
+            places = sorted({regs[0] for _, regs, _ in name[0] if regs[0] is not None})
+            known = self._starts[id(name)] = (name, tuple(places))
+        return known[1]  # type: ignore[no-any-return]
 
     def readers(self, name: tuple[Any, ...]) -> tuple[tuple[Any, ...], ...]:
         """The entries of ``name`` as (pc, what reads its registers from ``(None, position, position - 1,
@@ -820,7 +829,7 @@ class Memo:
         """Start again when ``LIMIT`` steps or names are kept (a search holding an older name finds no step for it)."""
         if len(self.steps) >= self.LIMIT or len(self.names) >= self.LIMIT:
             self.steps, self.names, self.chosen, self._readers, self._started = {}, {}, {}, {}, None
-            self.runs = {}
+            self.runs, self._starts = {}, {}
 
 
 def _naming(entries: list[Entry], position: int) -> tuple[tuple[Any, ...], dict[Condition, int], dict[int, int]]:
@@ -1096,18 +1105,18 @@ class Search:
 
     def earliest(self) -> int:
         """Where the earliest entry began (the position when there is none). Read from the ``Memo`` name while the
-        entries are not made (place 0 is the position, 1 the one before it, 2 on the name's values)."""
-        if self._lazy is not None:
-            name, values, position = self._lazy
-            return min(
-                (
-                    position if regs[0] == 0 else position - 1 if regs[0] == 1 else values[regs[0] - 2]
-                    for _, regs, _ in name[0]
-                    if regs[0] is not None
-                ),
-                default=self.position,
-            )
-        return min((regs[0] for _, regs, _ in self._entries if regs[0] is not None), default=self.position)
+        entries are not made (place 0 is the position, 1 the one before it, 2 on the name's values, older)."""
+        if self._lazy is None:
+            return min((regs[0] for _, regs, _ in self._entries if regs[0] is not None), default=self.position)
+        values: tuple[int, ...]
+        position: int
+        name, values, position = self._lazy
+        places = self.program.memos[self.anchored].starts(name)
+        if not places:
+            return self.position
+        if places[-1] >= 2:
+            return min([values[place - 2] for place in places if place >= 2])
+        return position - places[-1]
 
     def quiet(self) -> bool:
         """Whether no match has begun before the position: every thread starts there (a search waiting for a
