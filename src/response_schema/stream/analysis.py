@@ -222,7 +222,7 @@ class Analysis:
 
     def keep_shapes(self) -> list[tuple[Any, ...]] | None:
         """Keep the shape of each state the last ``run`` kept, its positions ``relative``, in the order it used
-        them (``steady`` compares them). False when the run read a description's text to its end (or the length of
+        them (``steady`` compares them). None when the run read a description's text to its end (or the length of
         one that ends there: not ``blind``), or kept a state found by a position one character before the end: the
         next run may do otherwise than this one on the same shapes.
 
@@ -262,9 +262,9 @@ class Analysis:
         kept under its key, or one that run made (it read from nothing) that no run since has kept, for which the
         next run, doing what that run did, would make its own the same way."""
         states = self._states
-        for check in checks:
-            found = states.get(check[5])
-            if found is not check[2] and (found is not None or not check[6]):
+        for _, _, state, _, _, key, made in checks:
+            found = states.get(key)
+            if found is not state and (found is not None or not made):
                 return False
         return True
 
@@ -1040,9 +1040,9 @@ def _unread(outcome: Outcome, now: list[tuple[int, Outcome]] | None, end: int) -
     """Whether ``outcome``, remembered for a text cut one character before the output's end (``remembered``), is
     the one this feed gave the open text, and holds no text: then the next feed, which finds this feed's, finds it
     again, and reads nothing where it was cut."""
-    if outcome.value is not UNKNOWN and outcome.value is not NOTHING:
+    if not now or (outcome.value is not UNKNOWN and outcome.value is not NOTHING):
         return False
-    return bool(now) and now[-1][0] == end and now[-1][1] is outcome  # type: ignore[index]
+    return now[-1][0] == end and now[-1][1] is outcome
 
 
 def _shape(shaped: Any, state: Any, sized: Buffer | None) -> Any:
@@ -1131,25 +1131,11 @@ class Replacing:
         named = search.named
         if not parts and search.idle:  # waiting for a start: the text so far is certain, and is the output
             self.last = (search, named, search.values)
-            if search.position > self.done:
-                added = buffer.slice(self.done, search.position)
-                self.done = search.position
-                more = added[self.out.length - self.fixed :]
-                if more:
-                    self.out.grow(more)
-                self.fixed += len(added)
+            self._through(parts, search.position)
             return
         if not self.template:  # a deletion: the text before the earliest a match may begin is certain, and what
             # follows it may all be removed (that match's entry is the first candidate and inserts nothing)
-            reach = search.earliest()
-            if reach > self.done:
-                parts.append(buffer.slice(self.done, reach))
-                self.done = reach
-            added = "".join(parts)
-            more = added[self.out.length - self.fixed :]
-            if more:
-                self.out.grow(more)
-            self.fixed += len(added)
+            self._through(parts, search.earliest())
             return
         if not parts and self.last == (search, named, search.values) and self._still(search):
             return  # the entries that computed ``out`` last, reading the same positions: it has all they give
@@ -1157,9 +1143,7 @@ class Replacing:
         # no match has begun before the end (every thread starts there, as when the search waits for a start):
         # the text so far is certain and ``_pending`` has nothing to read
         quiet = search.quiet()
-        reach = search.position
-        if not quiet:
-            reach = min((regs[0] for _, regs, _ in search.entries if regs[0] is not None), default=reach)
+        reach = search.earliest()
         if reach > self.done:
             parts.append(buffer.slice(self.done, reach))
             self.done = reach
@@ -1173,6 +1157,17 @@ class Replacing:
             more = added[sent:] + self._pending(0)
         else:
             more = self._pending(sent - len(added))
+        if more:
+            self.out.grow(more)
+        self.fixed += len(added)
+
+    def _through(self, parts: list[str], reach: int) -> None:
+        """Add to the output what ``parts`` hold, then the input up to ``reach`` as it is: all of it certain."""
+        if reach > self.done:
+            parts.append(self.source.buffer.slice(self.done, reach))
+            self.done = reach
+        added = "".join(parts)
+        more = added[self.out.length - self.fixed :]
         if more:
             self.out.grow(more)
         self.fixed += len(added)
