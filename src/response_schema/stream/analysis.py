@@ -26,6 +26,7 @@ from ..textparsers import NOT_JSON, TooDeep, json_value
 from ..walk import NO_VALUE, Walk
 from .partial import UNKNOWN, JSONText, OpenArray, OpenObject, OpenText, common_prefix, meet
 from .pike import Buffer, Entry, Memo, Program, Search, compile_program, relative
+from .trailing import WHITESPACE, blind
 
 
 class Exact:
@@ -426,7 +427,9 @@ class Analysis:
         it may send less). None when there is none, or the text is short. Reading each such text whole would cost
         its length on every feed that cuts it anew: quadratic in a long call. A short text that ends where the
         output does takes the outcome this feed gave the open text, which is the meet over that text's
-        continuations, this one included: read whole, it would make the next feed read anew (not ``blind``)."""
+        continuations, this one included: read whole, it would make the next feed read anew (not ``blind``). So does
+        a long text cut before a whitespace character that ends the output, when ``stage`` gives that text and the
+        open one, with the whitespace, the same outcome (``spaced``)."""
         end = content.end() if isinstance(content, Exact) else None
         if end is None:
             return None
@@ -435,8 +438,13 @@ class Analysis:
         # past CUT, and one that is long takes the outcome remembered at the end in this feed, or an older one
         moving = buffer.moving(end)
         key = (stage, id(node), buffer, start)
-        if end - start > CUT and end == buffer.length - 1 and _spaced(node, stage) and buffer.char(end) in " \t\n\r":
-            end = buffer.length  # [JSON-1]: the text and the text with the whitespace after it parse alike
+        if (
+            end - start > CUT
+            and end == buffer.length - 1
+            and buffer.char(end) in WHITESPACE
+            and self.spaced(node, stage, buffer, start, end)
+        ):
+            end = buffer.length  # the node gives the text and the text with the whitespace after it one outcome
         if end - start <= CUT:
             kept = self._opened_now.get(key)
             if end == buffer.length and kept and kept[-1][0] == end:
@@ -450,6 +458,43 @@ class Analysis:
                     buffer.read_end = True
                 return outcome
         return None
+
+    def spaced(self, node: Node, stage: str, buffer: Buffer, start: int, end: int) -> bool:
+        """Whether ``node`` (its stages after the regex ones, for the stage "rest") gives the text from ``start`` to
+        ``end`` and that text with the whitespace character after it the same outcome (``remembered``): a const;
+        a regex that finds the same groups in both, by its form (``trailing.blind``) or because its search on the
+        open text from ``start`` found its match certain by then (every text that begins with what it read finds
+        it); for the rest, an iterator that does, since what follows reads only what they find; the ``json``
+        parser, which reads whitespace after the JSON text as nothing ([JSON-1]); an object node that reads each
+        of its properties from the text ([OBJ-2]), each of them so."""
+        if stage == "node":
+            if node.has_const:
+                return True
+            if node.substitutions:
+                return False
+            if node.regex is not None:
+                return self._certain(node, buffer, start, end) or blind(node.regex, every=False)
+        if node.iterator is not None:
+            return node.key_value is None and blind(node.iterator, every=True)
+        if node.key_value is not None:
+            return False
+        if node.parser is not None:
+            return node.parser == "json" and not node.allow_non_json
+        if node.mapping is not None or node.mapping_regex is not None or node.type != "object":
+            return False
+        return node.has_properties and all(
+            self.spaced(child, "node", buffer, start, end) for _, child in node.properties
+        )
+
+    def _certain(self, node: Node, buffer: Buffer, start: int, end: int) -> bool:
+        """Whether the search of a node's regex on the open text from ``start`` found its match certain when the
+        output ended at or before ``end`` (``decided`` since: certain before an earlier feed)."""
+        decided = ("decided", id(node), buffer, start)
+        if self._used.get(decided, self._states.get(decided)) is not None:
+            return True
+        key = ("regex", id(node.regex), buffer, start)
+        search = self._used.get(key, self._states.get(key))
+        return search is not None and search.certain is not None and search.certain <= end
 
     def _remember(self, key: tuple[Any, ...], at: int, outcome: Outcome) -> None:
         if self._touched is not None:
@@ -1025,15 +1070,6 @@ def group(program: Program, buffer: Buffer, entry: Entry, index: int) -> Any:
         # includes ending here, so that a long value is not read whole again on every feed (linear cost)
         return Open(buffer, start)
     return buffer_exact(buffer, start, end)
-
-
-def _spaced(node: Node, stage: str) -> bool:
-    """Whether ``node`` reads a text (after its regex stages for the stage "rest") first by the ``json`` parser,
-    which reads whitespace after the JSON text as nothing ([JSON-1]): a text and that text with whitespace after it
-    give the same outcome (``remembered``)."""
-    if node.parser != "json" or node.allow_non_json or node.iterator is not None or node.key_value is not None:
-        return False
-    return stage == "rest" or (node.regex is None and not node.substitutions)
 
 
 def _unread(outcome: Outcome, now: list[tuple[int, Outcome]] | None, end: int) -> bool:
