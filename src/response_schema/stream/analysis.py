@@ -25,7 +25,7 @@ from ..templates import template_parts
 from ..textparsers import NOT_JSON, TooDeep, json_value
 from ..walk import NO_VALUE, Walk
 from .partial import UNKNOWN, JSONText, OpenArray, OpenObject, OpenText, common_prefix, meet
-from .pike import Buffer, Entry, Memo, Program, Search, compile_program, relative
+from .pike import WAITING, Buffer, Entry, Memo, Program, Search, compile_program, relative
 from .trailing import WHITESPACE, blind
 
 
@@ -1127,6 +1127,9 @@ class Substitutions:
         return tuple([step.shape() for step in self.steps])
 
 
+PASSING = (WAITING, relative(0, 0), 0)  # the shape of a step waiting for a start, its input all in its output
+
+
 class Replacing:
     """One substitution pattern, applied as its input arrives. ``out`` is the output of the input before
     ``done``, which no later text changes (its first ``fixed`` characters), then what every match still possible
@@ -1152,6 +1155,11 @@ class Replacing:
         if buffer.length == self.read:
             return  # no new input: ``out`` has all it can have
         self.read = buffer.length
+        search = self.search
+        if search.waits(buffer.length):  # no match begins in what arrived: it is the output, certain
+            self.last = (search, search.named, search.values)
+            self._through([], buffer.length)
+            return
         parts = []
         while True:
             self.search.advance()
@@ -1245,9 +1253,13 @@ class Replacing:
     def shape(self) -> Any:
         """What the step is (steady.py): its search, where its certain output ends in the input, and how much
         of its output comes after that."""
-        if self.search is None:
+        search = self.search
+        if search is None:
             return None  # opaque: it never moves
-        return (self.search.shape(), relative(self.done, self.source.buffer.length), self.out.length - self.fixed)
+        length = self.source.buffer.length
+        if search.idle and self.done == length and self.out.length == self.fixed and not search.must_advance:
+            return PASSING
+        return (search.shape(), relative(self.done, length), self.out.length - self.fixed)
 
     def _pending(self, skip: int) -> str:
         """What the output of the input from ``done`` begins with, whichever match the search ends with, from
@@ -1347,6 +1359,8 @@ class Iterator:
         if self.search is None or self.program is None:
             return
         buffer = self.source.buffer
+        if self.search.waits(buffer.length):
+            return  # no match begins in what arrived
         while True:
             self.search.advance()
             if not self.search.matched:

@@ -872,6 +872,9 @@ def _template(condition: Condition) -> tuple[Any, ...]:
     return (type(condition),)
 
 
+WAITING = (None,)  # the shape of a search waiting for a start (``Search.shape``)
+
+
 class Search:
     """``pattern.search(text, start)`` on a text still arriving (``buffer.text[base:]`` so far), leftmost-first
     as Python's re: ``entries`` are the live threads and the matches found, in priority order. ``advance``
@@ -1072,9 +1075,26 @@ class Search:
         if self.certain is None and self.matched:
             self.certain = end
 
+    def waits(self, end: int) -> bool:
+        """Read the text up to ``end`` when the search waits for a start (idle, its name a fresh start's) and no
+        match can begin in it (``Program.first`` finds nothing there): it waits on at ``end``, as ``advance`` would
+        leave it. False, having read nothing, otherwise."""
+        first = self.program.first
+        if not self.idle or first is None or self.anchored or not self.memoize or self.pending:
+            return False
+        named = self.named
+        if named is None or named is not self.program.memos[False]._started:
+            return False
+        if first.search(self.buffer.slice(self.position, end)) is not None:
+            return False
+        self.position, self.values, self._lazy = end, (), (named, (), end)
+        return True
+
     def shape(self) -> Any:
         """``_shape``, kept while the search stays where it is: a search that has not read since (a text that has
         not grown: a region still empty, a substitution's output held back) is what it was."""
+        if self.idle and not self.must_advance:
+            return WAITING
         length, shaped = self.buffer.length, self._shaped
         if shaped is not None and shaped[0] == self.position and shaped[1] == length:
             return shaped[2]
@@ -1091,7 +1111,7 @@ class Search:
         of it: a search holding one is never steady."""
         length = self.buffer.length
         if self.idle:
-            return (relative(self.start, length) if self.must_advance else None,)
+            return (relative(self.start, length),) if self.must_advance else WAITING
         if self.matched:
             return tuple([relative(r, length) for r in self.entries[0][1]])
         if self.named is not None:
