@@ -763,7 +763,8 @@ class Memo:
         # (id(name), kind, next kind) -> (that name, the next name, idle, where the next values come from or None)
         self.steps: dict[tuple[int, int, int], tuple[Any, ...]] = {}
         # (id(name), idle, the kinds of a feed's text as ``Program.kind_chars`` writes them) -> (that name, the name
-        # its steps reach, where its values come from, idle there): a feed's steps at once (``Search._loops``)
+        # its steps reach, where its values come from or None when each stays, idle there): a feed's steps at once
+        # (``Search._loops``)
         self.runs: dict[tuple[int, bool, str], tuple[Any, ...]] = {}
 
     def name(self, entries: list[Entry], position: int) -> tuple[tuple[Any, ...], tuple[int, ...]] | None:
@@ -858,8 +859,6 @@ def _placed(regs: tuple[Any, ...], position: int, places: dict[int, int]) -> tup
 def _moved(values: tuple[int, ...], sources: tuple[int, ...], offset: int) -> tuple[int, ...]:
     """A search's values after ``Search._loops`` read from ``offset``: each where its source says, one of
     ``values`` (its index) or, as ``-index - 1``, the position before the character ``index`` of the text read."""
-    if sources == tuple(range(len(values))):
-        return values
     return tuple([values[source] if source >= 0 else offset - source - 2 for source in sources])
 
 
@@ -1157,28 +1156,32 @@ class Search:
         memo, idle, text = self.program.memos[self.anchored], self.idle, self.buffer.slice(offset, end)
         run = (id(named), idle, text.translate(self.program.kind_chars))
         known = memo.runs.get(run)
+        sources: tuple[int, ...] | None
         if known is not None and known[0] is named:
             named, sources, idle = known[1], known[2], known[3]
         else:
             steps, kinds, last = memo.steps, self.program.kinds, len(text) - 1
             waits = self.program.first is not None  # a search that becomes idle skips to the next start instead
-            sources = tuple(range(len(self.values)))
+            stays = tuple(range(len(self.values)))
+            moved = stays
             for index, char in enumerate(text):
                 step = steps.get((id(named), kinds[char], kinds[text[index + 1]] if index < last else -1))
                 if step is None or step[0] is not named or (waits and step[2]):
                     return False
                 named, idle = step[1], step[2]
                 if step[3] is not None:  # a register moved to an older place: -1 is the one before ``index``
-                    sources = tuple([sources[source] if source >= 0 else -index - 1 for source in step[3]])
+                    moved = tuple([moved[source] if source >= 0 else -index - 1 for source in step[3]])
                 if self.anchored and not named[0]:
                     return False
+            sources = None if moved == stays else moved  # None: each value stays
             if len(memo.runs) >= memo.LIMIT:
                 memo.runs = {}
             memo.runs[run] = (self.named, named, sources, idle)
         self.position, self.idle = end, idle
         self.pending.clear()  # the conditions of the name's entries, made anew at ``end`` when they are read
         self.named = named
-        self.values = _moved(self.values, sources, offset)
+        if sources is not None:
+            self.values = _moved(self.values, sources, offset)
         self._lazy = (named, self.values, end)
         if self.certain is None and self.matched:
             self.certain = end
