@@ -25,7 +25,7 @@ from ..templates import template_parts
 from ..textparsers import NOT_JSON, TooDeep, json_value
 from ..walk import NO_VALUE, Walk
 from .partial import UNKNOWN, JSONText, OpenArray, OpenObject, OpenText, common_prefix, meet
-from .pike import WAITING, Buffer, Entry, Memo, Program, Search, compile_program, relative
+from .pike import Buffer, Entry, Memo, Program, Search, compile_program, relative
 from .trailing import WHITESPACE, blind
 
 
@@ -187,6 +187,7 @@ class Analysis:
         self.blind = False  # the last run read no description's text to its end (``Buffer.read_end``)
         self._seen = self._before = 0  # the output's length at the end of the last feed, and of the one before
         self._made: dict[tuple[Any, ...], None] = {}  # the keys of the states the last run made
+        self._deciding = False  # the last run found a match certain that the next one decides (``_once_certain``)
         self._memo: dict[Any, Any] = {}  # each pattern's program, and whether a node holds JSON text
         self._states: dict[tuple[Any, ...], Any] = {}
         self._used: dict[tuple[Any, ...], Any] = {}
@@ -199,7 +200,7 @@ class Analysis:
         for each in self.buffers():
             each.read_end = False
         self._feeding(buffer.length)
-        self._used, self._opened_now, self._made = {}, {}, {}
+        self._used, self._opened_now, self._made, self._deciding = {}, {}, {}, False
         outcome = self.node(self.root, Open(buffer, 0))
         self._states = self._used  # what this feed did not use is never used again
         self._opened = self._opened_now
@@ -235,8 +236,9 @@ class Analysis:
 
         Each state is kept for ``steady`` with what reads the new text (its ``advance``, an iterator's ``read``),
         what gives its shape (``shape``, or the state itself), the text whose length the shape holds, the shape,
-        its key, and whether this run made it (``keeps``). None when the run cannot be steady."""
-        if not self.blind:
+        its key, and whether this run made it (``keeps``). None when the run cannot be steady, or found a match
+        certain in this feed, which the next run decides (``_once_certain``) where this one read it open."""
+        if not self.blind or self._deciding:
             return None
         kept = []
         for key, state in self._states.items():
@@ -381,7 +383,10 @@ class Analysis:
         before (a ``_state`` of None is made again on the next feed). Earlier: by the output's length when the
         last feed ended (a steady feed advances the search too, ``steady``)."""
         search = self._states.get(("regex", id(node.regex), content.buffer, content.base))
-        if search is None or search.certain is None or search.certain > self._before:
+        if search is None or search.certain is None:
+            return None
+        if search.certain > self._before:  # certain in this feed: the next feed's run decides it
+            self._deciding = True
             return None
         if search.entries[0][1][1] >= content.buffer.length:
             return None
@@ -1104,7 +1109,10 @@ class Substitutions:
     """[SUBS-2] on an open string: every replacement already certain, and the text no match can reach any more,
     in ``out``; the rest waits. An opaque pattern stops the output where it is. For a text node
     (``Analysis.substituted``), the outcome of the stages after them, the length of the output they read, the
-    keys of what they keep between feeds, and whether they read its text near its end (``Buffer.read_end``)."""
+    keys of what they keep between feeds, and whether they read its text near its end (``Buffer.read_end``).
+
+    They have no shape (steady.py): a steady feed advances them as a run would, and the analysis reads them only
+    through their output, a text that only grows, which the stages after them read with states of their own."""
 
     def __init__(self, analysis: Analysis, node: Node, content: Open) -> None:
         self.read, self.outcome, self.read_end = -1, IMPOSSIBLE, True
@@ -1122,12 +1130,6 @@ class Substitutions:
         for step in self.steps:
             step.advance()
         return self.result
-
-    def shape(self) -> tuple[Any, ...]:
-        return tuple([step.shape() for step in self.steps])
-
-
-PASSING = (WAITING, relative(0, 0), 0)  # the shape of a step waiting for a start, its input all in its output
 
 
 class Replacing:
@@ -1249,17 +1251,6 @@ class Replacing:
             self.stills.clear()
         self.stills[id(named)] = (named, still)
         return still
-
-    def shape(self) -> Any:
-        """What the step is (steady.py): its search, where its certain output ends in the input, and how much
-        of its output comes after that."""
-        search = self.search
-        if search is None:
-            return None  # opaque: it never moves
-        length = self.source.buffer.length
-        if search.idle and self.done == length and self.out.length == self.fixed and not search.must_advance:
-            return PASSING
-        return (search.shape(), relative(self.done, length), self.out.length - self.fixed)
 
     def _pending(self, skip: int) -> str:
         """What the output of the input from ``done`` begins with, whichever match the search ends with, from
