@@ -955,6 +955,28 @@ def test_a_steady_feed_sends_what_the_analysis_sends(monkeypatch: pytest.MonkeyP
         assert [_sent(parser, prefix, text, sizes) for sizes in ([1], [4], [3, 1, 8])] == sent, (prefix, text)
 
 
+def _runs(family: Any, part: str, prefix: str) -> tuple[int, int]:
+    """How many feeds of a family's output (``part`` as its thinking, content and a call's argument) run the
+    analysis when it is fed 4 characters at a time, and how many feeds there are."""
+    from response_schema.stream import analysis
+
+    runs = [0]
+    run = analysis.Analysis.run
+
+    def counted(self: Any, buffer: Any) -> Any:
+        runs[0] += 1
+        return run(self, buffer)
+
+    text = family.render(thinking=part if family.think else None, content=part, calls=(("note", {"text": part}),))
+    stream = rs.compile(rs.schemas.load(family.name)).stream(prefix)
+    feeds = range(0, len(text), 4)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(analysis.Analysis, "run", counted)
+        for at in feeds:
+            stream.feed(text[at : at + 4])
+    return runs[0], len(feeds)
+
+
 def test_most_feeds_of_a_long_output_send_without_running_the_analysis() -> None:  # [STREAM-6]
     """A long output whose thinking, content and call arguments are plain text, fed 4 characters at a time, runs
     the analysis on few feeds: the feed after a marker, and where a state's shape is new. A text that holds back a
@@ -963,27 +985,12 @@ def test_most_feeds_of_a_long_output_send_without_running_the_analysis() -> None
     (``Analysis.remembered``). Left out, as they run more often on this short output: gpt-oss (its many markers,
     and the first characters of its call, a short text read whole), Llama 4's calls, whose searches hold positions
     that move on most feeds, and DeepSeek V3's call separator. BENCHMARKS.md counts them on long outputs."""
-    from response_schema.stream import analysis
-
-    runs = [0]
-    run = analysis.Analysis.run
-
-    def counted(self: Any, buffer: Any) -> Any:
-        runs[0] += 1
-        return run(self, buffer)
-
     part = "Checking the forecast for the coast, then the hills.\n" * 12
     for family in FAMILIES:
         if family.name in ("gpt-oss", "llama4", "deepseek-v3"):
             continue
-        text = family.render(thinking=part if family.think else None, content=part, calls=(("note", {"text": part}),))
-        stream = rs.compile(rs.schemas.load(family.name)).stream(family.prefill or "")
-        runs[0], feeds = 0, range(0, len(text), 4)
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(analysis.Analysis, "run", counted)
-            for at in feeds:
-                stream.feed(text[at : at + 4])
-        assert runs[0] <= len(feeds) // 8, (family.name, runs[0], len(feeds))
+        runs, feeds = _runs(family, part, family.prefill or "")
+        assert runs <= feeds // 8, (family.name, runs, feeds)
 
 
 def test_a_long_call_cut_before_a_space_reads_as_the_open_one() -> None:  # [STREAM-6]
@@ -991,26 +998,11 @@ def test_a_long_call_cut_before_a_space_reads_as_the_open_one() -> None:  # [STR
     with a space, the call's text cut before it (the match if the output ends there) gives the outcome the open
     text gives, since its schema reads both alike (``Analysis.spaced``, stream/trailing.py). Without that, each
     such feed ran the analysis, and the next one too: 8% to 12% of the feeds in these formats."""
-    from response_schema.stream import analysis
-
-    runs = [0]
-    run = analysis.Analysis.run
-
-    def counted(self: Any, buffer: Any) -> Any:
-        runs[0] += 1
-        return run(self, buffer)
-
     part = "Checking the forecast for the coast, then the hills. " * 63
-    for name in ("kimi-k2", "deepseek-v3", "deepseek-v3.1", "deepseek-r1", "llama3"):
-        family = next(family for family in FAMILIES if family.name == name)
-        text = family.render(thinking=part if family.think else None, content=part, calls=(("note", {"text": part}),))
-        stream = rs.compile(rs.schemas.load(name)).stream()
-        runs[0], feeds = 0, range(0, len(text), 4)
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(analysis.Analysis, "run", counted)
-            for at in feeds:
-                stream.feed(text[at : at + 4])
-        assert runs[0] <= len(feeds) // 16, (name, runs[0], len(feeds))
+    for family in FAMILIES:
+        if family.name in ("kimi-k2", "deepseek-v3", "deepseek-v3.1", "deepseek-r1", "llama3"):
+            runs, feeds = _runs(family, part, "")
+            assert runs <= feeds // 16, (family.name, runs, feeds)
 
 
 def test_a_long_call_cut_before_a_space_reads_as_the_open_one_only_when_that_changes_nothing() -> None:  # [STREAM-3]

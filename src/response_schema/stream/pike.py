@@ -1093,7 +1093,7 @@ class Search:
         """``_shape``, kept while the search stays where it is: a search that has not read since (a text that has
         not grown: a region still empty, a substitution's output held back) is what it was."""
         if self.idle and not self.must_advance:
-            return WAITING
+            return WAITING  # waiting for a start: nothing it holds moves
         length, shaped = self.buffer.length, self._shaped
         if shaped is not None and shaped[0] == self.position and shaped[1] == length:
             return shaped[2]
@@ -1103,14 +1103,15 @@ class Search:
         return found
 
     def _shape(self) -> Any:
-        """What the search is, positions counted from the end (steady.py): idle, waiting for a start; else its
-        ``Memo`` name and held values, the name made here when its last step was not the memo's (the same entries
-        have the same name whichever way they were reached, a condition one character before the end told apart);
-        a certain match by its registers (``relative``). A condition made before that is a lookahead reading ahead
-        of it: a search holding one is never steady."""
+        """What the search is, positions counted from the end (steady.py): idle after an empty match, where the
+        next may not be empty (waiting for a start otherwise, ``shape``); else its ``Memo`` name and held values,
+        the name made here when its last step was not the memo's (the same entries have the same name whichever
+        way they were reached, a condition one character before the end told apart); a certain match by its
+        registers (``relative``). A condition made before that is a lookahead reading ahead of it: a search
+        holding one is never steady."""
         length = self.buffer.length
         if self.idle:
-            return (relative(self.start, length),) if self.must_advance else WAITING
+            return (relative(self.start, length),)
         if self.matched:
             return tuple([relative(r, length) for r in self.entries[0][1]])
         if self.named is not None:

@@ -68,9 +68,6 @@ class _Shape:
     ends: bool
 
 
-_CHAR = _Shape(empty=False, at_end=False, ends=False)
-
-
 class _Reader:
     def __init__(self, ascii_only: bool) -> None:
         self.ascii_only = ascii_only
