@@ -118,6 +118,7 @@ def test_the_library_patterns_a_call_reads_are_blind(pattern: str, every: bool) 
         ("(x*)", True),
         ("(?m)(.*?)\\s*$", False),  # MULTILINE: $ before every newline
         ("(a)\\b", False),
+        ("a\\s(.*?)\\s*$", False),  # before the group, a space completes the match
     ],
 )
 def test_a_pattern_the_space_may_change_is_not_blind(pattern: str, every: bool) -> None:
