@@ -1158,9 +1158,15 @@ class Replacing:
             return  # no new input: ``out`` has all it can have
         self.read = buffer.length
         search = self.search
-        if search.waits(buffer.length):  # no match begins in what arrived: it is the output, certain
+        start = search.position
+        read = search.waits(buffer.length)
+        if read is not None:  # no match begins in what arrived: it is the output, certain
             self.last = (search, search.named, search.values)
-            self._through([], buffer.length)
+            if self.done == start:
+                self.done = buffer.length
+                self._through([read], buffer.length)
+            else:
+                self._through([], buffer.length)
             return
         parts = []
         while True:
@@ -1350,7 +1356,7 @@ class Iterator:
         if self.search is None or self.program is None:
             return
         buffer = self.source.buffer
-        if self.search.waits(buffer.length):
+        if self.search.waits(buffer.length) is not None:
             return  # no match begins in what arrived
         while True:
             self.search.advance()

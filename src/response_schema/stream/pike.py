@@ -581,7 +581,8 @@ class Buffer:
     def slice(self, start: int, end: int | None = None) -> str:
         """``text[start:end]``, read from the tail when it lies there."""
         split = len(self._head)
-        end = self.length if end is None else min(end, self.length)
+        if end is None or end > self.length:
+            end = self.length
         if start >= split:
             return self._tail[start - split : end - split]
         if end <= split:
@@ -1074,20 +1075,21 @@ class Search:
         if self.certain is None and self.matched:
             self.certain = end
 
-    def waits(self, end: int) -> bool:
+    def waits(self, end: int) -> str | None:
         """Read the text up to ``end`` when the search waits for a start (idle, its name a fresh start's) and no
         match can begin in it (``Program.first`` finds nothing there): it waits on at ``end``, as ``advance`` would
-        leave it. False, having read nothing, otherwise."""
+        leave it, and the text it read is returned. None, having read nothing, otherwise."""
         first = self.program.first
         if not self.idle or first is None or self.anchored or not self.memoize or self.pending:
-            return False
+            return None
         named = self.named
         if named is None or named is not self.program.memos[False]._started:
-            return False
-        if first.search(self.buffer.slice(self.position, end)) is not None:
-            return False
+            return None
+        text = self.buffer.slice(self.position, end)
+        if first.search(text) is not None:
+            return None
         self.position, self.values, self._lazy = end, (), (named, (), end)
-        return True
+        return text
 
     def shape(self) -> Any:
         """``_shape``, kept while the search stays where it is: a search that has not read since (a text that has
@@ -1184,8 +1186,10 @@ class Search:
         if sources is not None:
             self.values = _moved(self.values, sources, offset)
         self._lazy = (named, self.values, end)
-        if self.certain is None and self.matched:
-            self.certain = end
+        if self.certain is None and named:  # ``matched``, read from the name
+            first = named[0][0] if named[0] else None
+            if first is not None and first[0] < 0 and not first[2]:
+                self.certain = end
         return True
 
     def _make_entries(self) -> None:
