@@ -143,6 +143,7 @@ class Source:
 
 
 ANY: Any = object()
+MAY_END: Any = object()  # the shape of an iterator whose matches may end here (``Iterator.shape``)
 NO_MATCH: Any = object()
 NOTHING: Any = object()  # an outcome's value when the node cannot give one
 
@@ -1368,7 +1369,16 @@ class Iterator:
             self.search = Search(self.program, buffer, self.source.base, end, must_advance=start == end)
 
     def shape(self) -> Any:
-        return None if self.search is None else (self.search.shape(), len(self.known))
+        """The matches found, and the search's shape; but while the search may end with a match that starts later
+        or with none (``Search.candidates``), an array reads no next item (``Analysis.array``: ``may_end``), so
+        what the search holds makes no difference to the outcome: a thread begun at each word of a call's
+        arguments that cannot end the call (Llama 4) does not make a feed run."""
+        if self.search is None:
+            return None
+        chosen = self.search.named_candidates()
+        if chosen is not None and chosen[2]:
+            return (MAY_END, len(self.known))
+        return (self.search.shape(), len(self.known))
 
 
 class JSONScan:
