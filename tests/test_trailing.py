@@ -26,7 +26,16 @@ ENDINGS = [
     "(?:b)",
     "(?:(?=\\s*<)|;\\s*)",
 ]
-ALPHABET = "ab <>;x\n\t1"
+TAILS = [
+    "(?:\\s*,\\s*|\\s*$)",
+    "(?:;|\\s*\\Z)",
+    "(?:\\s*$|x\\s*)",
+    "(?:a|$)",
+    "\\s*",
+    "(?:\\s*$|\\s)",
+    "(?:,|\\s*$|)",
+]
+ALPHABET = "ab <>;x\n\t1,"
 
 
 def piece(rng: random.Random, depth: int) -> str:
@@ -37,8 +46,11 @@ def piece(rng: random.Random, depth: int) -> str:
         return f"(?:{piece(rng, depth + 1)}|{piece(rng, depth + 1)})"
     if roll < 0.62:
         return piece(rng, depth + 1) + rng.choice(["*", "+", "?", "*?", "+?", "??", "{2}"])
-    if roll < 0.7:
+    if roll < 0.66:
         return f"(?={sequence(rng, depth + 1)})"
+    if roll < 0.7:
+        body = rng.choice(["\\s*$", "\\s*\\Z", sequence(rng, depth + 1)]) + rng.choice(["", "|\\s*$", "|\\s*,"])
+        return rng.choice(["(?!", "(?="]) + body + ")"
     if roll < 0.75:
         return rng.choice(["^", "$", "\\Z", "\\b"])
     if roll < 0.85:
@@ -56,8 +68,10 @@ def random_pattern(rng: random.Random) -> str:
     if roll < 0.5:
         spaces = rng.choice(["\\s*", ""])
         return f"{sequence(rng, 0)}({sequence(rng, 1)}.*?){spaces}{rng.choice(ENDINGS)}"
-    if roll < 0.7:
+    if roll < 0.65:
         return f"{sequence(rng, 0)}\\s*({sequence(rng, 1)}.*?)\\s*(?:x|$)"
+    if roll < 0.8:
+        return f"({sequence(rng, 0)}){rng.choice(TAILS)}"
     return f"({sequence(rng, 0)}){sequence(rng, 0)}"
 
 
@@ -101,6 +115,7 @@ def test_a_blind_pattern_finds_the_same_groups_with_whitespace_after_the_text(se
         ("^\\s*(?:functions\\.)?([\\w.\\-]+?):\\d+", False),  # Kimi K2's name
         ("(\\{.*?)\\s*(?:;\\s*(?=\\{)|<\\|python_tag\\|>\\s*|$)", True),  # Llama 3's calls
         ("(?:```(?:json)?|<x>(?=\\s*\\{)|\\n(?=\\s*\\{))\\s*(.*?)\\s*(?:```|$)", False),  # DeepSeek's arguments
+        ("([A-Za-z_][\\w.]*\\([^)]*(?:\\)(?!\\s*,|\\s*$)[^)]*)*\\))(?:\\s*,\\s*|\\s*$)", True),  # Llama 4's calls
     ],
 )
 def test_the_library_patterns_a_call_reads_are_blind(pattern: str, every: bool) -> None:
@@ -119,6 +134,10 @@ def test_the_library_patterns_a_call_reads_are_blind(pattern: str, every: bool) 
         ("(?m)(.*?)\\s*$", False),  # MULTILINE: $ before every newline
         ("(a)\\b", False),
         ("a\\s(.*?)\\s*$", False),  # before the group, a space completes the match
+        ("(a)(?:,|$)", True),  # ``$`` alone after the group: it holds at the end of the text, not before the space
+        ("(a)(?=\\s)", False),  # a lookahead that the space completes
+        ("(a)(?!\\s)", False),
+        ("(a*)(?:,|\\s*$)", True),  # a group that may be empty: once more after the space
     ],
 )
 def test_a_pattern_the_space_may_change_is_not_blind(pattern: str, every: bool) -> None:

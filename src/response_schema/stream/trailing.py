@@ -4,13 +4,15 @@ A text whose last character is whitespace is often read twice in one feed: as it
 that character, where a pattern ending ``\\s*$`` ends the match if the output ends here. A node that gives both
 the same outcome lets the cut text take the outcome of the open one ([STREAM-6]): that outcome is the meet over
 every text that begins with the open text, which holds the open text itself. ``blind`` decides it for a pattern,
-from Python's parse of it, for two forms (and says no to anything else):
+from Python's parse of it, for three forms (and says no to anything else):
 
-- **Closed**: the pattern has no assertion but ``^``/``\\A`` and lookaheads of closed patterns, and no path of
-  it can end right after a whitespace character (``_Shape.ends``). Then with whitespace ``w`` added to a text
-  ``T``, a path that reads ``w`` needs a character after it and fails; every other path is one of ``T``'s, with
-  the same assertions: the matches are the same. (For every match, ``finditer``, it must not match empty: an
-  empty match at the end would be found once more after ``w``.)
+- **Closed**: the pattern has no assertion but ``^``/``\\A`` and lookaheads, and no path of it can end right
+  after a whitespace character (``_Shape.ends``); each alternative of a lookahead (``(?=…)`` or ``(?!…)``) is
+  closed, or whitespace to the end (``\\s*$``, ``\\s*\\Z``). Then with whitespace ``w`` added to a text ``T``, a
+  path that reads ``w`` needs a character after it and fails; every other path is one of ``T``'s, with the same
+  assertions (a lookahead of whitespace to the end holds at a place of ``T`` in both texts or in neither: where
+  only whitespace follows): the matches are the same. (For every match, ``finditer``, it must not match empty:
+  an empty match at the end would be found once more after ``w``.)
 - **Stripped**: ``P \\s* (Q .*?) \\s* E`` (the first ``\\s*`` may be absent), the lazy ``.*?`` reading any
   character (DOTALL, [REGEX-1]), ``P`` and ``Q`` closed, ``E`` an alternation of ``$``, ``\\Z`` and closed
   patterns (each maybe followed by ``\\s*``) that captures nothing. ``P`` and ``Q`` take the same paths in ``T``
@@ -19,7 +21,14 @@ from Python's parse of it, for two forms (and says no to anything else):
   end of either text alike; before that, ``\\s*`` stops before the end, where ``E`` reads the same in both (``$``
   fails there: the character before is no newline, or one more follows). At the end of ``T``, ``T w`` reads what
   ``T`` reads at its end, or ``w`` and then the end. So the group ends at the same place, and what comes after it
-  captures nothing. (For ``finditer``, ``P`` and ``Q`` must not both match empty.)"""
+  captures nothing. (For ``finditer``, ``P`` and ``Q`` must not both match empty.)
+- **Tailed**: ``X E`` with ``X`` closed and never empty, ``E`` an alternation of closed patterns (each maybe
+  followed by ``\\s*``) and whitespace to the end, capturing nothing (Llama 4's calls,
+  ``([A-Za-z_][\\w.]*\\(…\\))(?:\\s*,\\s*|\\s*$)``). ``X`` takes the same paths in both texts, and so does each
+  alternative of ``E`` after it, but for the whitespace a trailing ``\\s*`` also reads of ``w``, or ``\\s*$`` reads
+  before the end: the same groups, and a match that ends at the end of ``T`` ends at the end of ``T w``, after
+  which neither text has another (``X`` reads a character). ``$`` alone is not such an alternative: it holds at
+  the end of ``T``, not before ``w``."""
 
 from __future__ import annotations
 
@@ -53,7 +62,7 @@ def blind(pattern: re.Pattern[str], every: bool) -> bool:
         whole = reader.shape(items)
         if whole is not None and not whole.ends and not (every and whole.empty):
             return True
-        return reader.stripped(items, every)
+        return reader.stripped(items, every) or reader.tailed(items)
     except (Opaque, RecursionError):
         return False
 
@@ -112,11 +121,17 @@ class _Reader:
             )
         if op is c.AT and arg in (c.AT_BEGINNING, c.AT_BEGINNING_STRING):
             return _Shape(True, True, False)  # at the start only: the same in both texts
-        if op is c.ASSERT and arg[0] == 1:  # a lookahead: the same in both texts when its pattern is closed
-            inner = self.shape(list(arg[1]))
-            if inner is None or inner.ends:
-                return None
-            return _Shape(True, inner.at_end, False)
+        if op in (c.ASSERT, c.ASSERT_NOT) and arg[0] == 1:  # a lookahead: the same in both texts when each of its
+            at_end = op is c.ASSERT_NOT  # alternatives is closed or whitespace to the end
+            for each in _alternatives(list(arg[1])):
+                if _to_end(each):
+                    at_end = True
+                    continue
+                inner = self.shape(each)
+                if inner is None or inner.ends:
+                    return None
+                at_end = at_end or inner.at_end
+            return _Shape(True, at_end, False)
         return None
 
     def closed(self, items: list[Any]) -> _Shape | None:
@@ -139,6 +154,22 @@ class _Reader:
             return False
         return self.ending(items[-1])
 
+    def tailed(self, items: list[Any]) -> bool:
+        """The tailed form (see the module's docstring)."""
+        if len(items) < 2:
+            return False
+        head = self.closed(items[:-1])
+        if head is None or head.empty:
+            return False
+        for each in _alternatives(items[-1:]):
+            if _captures(each):
+                return False
+            if each and _spaces(each[-1]):
+                each = each[:-1]
+            if not _to_end(each) and self.closed(each) is None:
+                return False
+        return True
+
     def ending(self, item: tuple[Any, Any]) -> bool:
         """``E``: ``$``, ``\\Z``, or an alternation of those and of closed patterns, each maybe followed by ``\\s*``;
         capturing nothing."""
@@ -153,6 +184,19 @@ class _Reader:
         if items and _spaces(items[-1]):  # it matches in both texts, reading what it may of each
             items = items[:-1]
         return self.closed(items) is not None
+
+
+def _alternatives(items: list[Any]) -> list[list[Any]]:
+    """The alternatives of a sequence that is one alternation, or the sequence itself."""
+    if len(items) == 1 and items[0][0] is c.BRANCH:
+        return [list(each) for each in items[0][1][1]]
+    return [items]
+
+
+def _to_end(items: list[Any]) -> bool:
+    """Whether ``items`` are ``\\s*$`` or ``\\s*\\Z``: whitespace to the end, which holds at a place of a text and
+    of that text with whitespace after it alike."""
+    return len(items) == 2 and _spaces(items[0]) and items[1] in ((c.AT, c.AT_END), (c.AT, c.AT_END_STRING))
 
 
 def _spaces(item: tuple[Any, Any]) -> bool:
