@@ -978,17 +978,16 @@ def _runs(family: Any, part: str, prefix: str) -> tuple[int, int]:
 
 
 def test_most_feeds_of_a_long_output_send_without_running_the_analysis() -> None:  # [STREAM-6]
-    r"""A long output whose thinking, content and call arguments are plain text, fed 4 characters at a time, runs
+    """A long output whose thinking, content and call arguments are plain text, fed 4 characters at a time, runs
     the analysis on few feeds: the feed after a marker, and where a state's shape is new. A text that holds back a
     space at the end of the output, then does not, takes turns between two shapes, each sent by its run's steady
     (``Stream._recall``); a call's text cut before such a space reads as the open one when that changes nothing
     (``Analysis.remembered``). Left out, as they run more often on this short output: gpt-oss (its many markers,
-    and the first characters of its call, a short text read whole), Llama 4's calls, whose region's search holds the
-    place of the last space (``\s*\]?\s*`` before its end), and DeepSeek V3's call separator. BENCHMARKS.md counts
-    them on long outputs."""
+    and the first characters of its call, a short text read whole), and DeepSeek V3's call separator. BENCHMARKS.md
+    counts them on long outputs."""
     part = "Checking the forecast for the coast, then the hills.\n" * 12
     for family in FAMILIES:
-        if family.name in ("gpt-oss", "llama4", "deepseek-v3"):
+        if family.name in ("gpt-oss", "deepseek-v3"):
             continue
         runs, feeds = _runs(family, part, family.prefill or "")
         assert runs <= feeds // 8, (family.name, runs, feeds)
@@ -1009,12 +1008,14 @@ def test_a_long_call_cut_before_a_space_reads_as_the_open_one() -> None:  # [STR
 def test_an_iterator_that_may_end_otherwise_does_not_run_on_its_threads() -> None:  # [STREAM-6]
     """Llama 4's call iterator begins a thread at each word of a call's arguments (``name(`` may follow any word),
     and while the call is open its search may still end with a match that starts later, or with none: the array
-    then reads no next item, so what the search holds changes nothing sent (``Iterator.shape``). Before, every
-    word made the next feed run the analysis: 38% of the feeds of this call."""
+    then reads no next item, so what the search holds changes nothing sent (``Iterator.shape``). And the calls'
+    text cut before a space reads as the open one: the iterator's pattern is blind to it (stream/trailing.py, the
+    tailed form). Before, every word made the next feed run the analysis (38% of the feeds of this call), and with
+    the first rule alone 9%."""
     part = "Checking the forecast for the coast, then the hills. " * 63
     llama4 = next(family for family in FAMILIES if family.name == "llama4")
     runs, feeds = _runs(llama4, part, "")
-    assert runs <= feeds // 8, (runs, feeds)
+    assert runs <= feeds // 32, (runs, feeds)
 
 
 def test_a_long_call_cut_before_a_space_reads_as_the_open_one_only_when_that_changes_nothing() -> None:  # [STREAM-3]
