@@ -1162,12 +1162,10 @@ class Replacing:
         start = search.position
         read = search.waits(buffer.length)
         if read is not None:  # no match begins in what arrived: it is the output, certain
+            assert self.done == start  # a search waiting for a start began where the certain output ends
             self.last = (search, search.named, search.values)
-            if self.done == start:
-                self.done = buffer.length
-                self._through([read], buffer.length)
-            else:
-                self._through([], buffer.length)
+            self.done = buffer.length
+            self._through([read], buffer.length)
             return
         parts = []
         while True:

@@ -14,14 +14,14 @@ from Python's parse of it, for three forms (and says no to anything else):
   only whitespace follows): the matches are the same. (For every match, ``finditer``, it must not match empty:
   an empty match at the end would be found once more after ``w``.)
 - **Stripped**: ``P \\s* (Q .*?) \\s* E`` (the first ``\\s*`` may be absent), the lazy ``.*?`` reading any
-  character (DOTALL, [REGEX-1]), ``P`` and ``Q`` closed, ``E`` an alternation of ``$``, ``\\Z`` and closed
-  patterns (each maybe followed by ``\\s*``) that captures nothing. ``P`` and ``Q`` take the same paths in ``T``
-  and ``T w``. The lazy group ends at the first place from which ``\\s* E`` matches, and whether it matches from
-  a place of ``T`` is the same in both: where only whitespace is left, ``\\s*`` reads it all and ``E`` reads the
-  end of either text alike; before that, ``\\s*`` stops before the end, where ``E`` reads the same in both (``$``
-  fails there: the character before is no newline, or one more follows). At the end of ``T``, ``T w`` reads what
-  ``T`` reads at its end, or ``w`` and then the end. So the group ends at the same place, and what comes after it
-  captures nothing. (For ``finditer``, ``P`` and ``Q`` must not both match empty.)
+  character (DOTALL, [REGEX-1]), ``P`` and ``Q`` closed, ``E`` an alternation of ``$``, ``\\Z``, whitespace to
+  the end and closed patterns (each maybe followed by ``\\s*``) that captures nothing. ``P`` and ``Q`` take the
+  same paths in ``T`` and ``T w``. The lazy group ends at the first place from which ``\\s* E`` matches, and
+  whether it matches from a place of ``T`` is the same in both: where only whitespace is left, ``\\s*`` reads it
+  all and ``E`` reads the end of either text alike; before that, ``\\s*`` stops before the end, where ``E`` reads
+  the same in both (``$`` fails there: the character before is no newline, or one more follows). At the end of
+  ``T``, ``T w`` reads what ``T`` reads at its end, or ``w`` and then the end. So the group ends at the same
+  place, and what comes after it captures nothing. (For ``finditer``, ``P`` and ``Q`` must not both match empty.)
 - **Tailed**: ``X E`` with ``X`` closed and never empty, ``E`` an alternation of closed patterns (each maybe
   followed by ``\\s*``) and whitespace to the end, capturing nothing (Llama 4's calls,
   ``([A-Za-z_][\\w.]*\\(…\\))(?:\\s*,\\s*|\\s*$)``). ``X`` takes the same paths in both texts, and so does each
@@ -161,29 +161,23 @@ class _Reader:
         head = self.closed(items[:-1])
         if head is None or head.empty:
             return False
-        for each in _alternatives(items[-1:]):
-            if _captures(each):
-                return False
-            if each and _spaces(each[-1]):
-                each = each[:-1]
-            if not _to_end(each) and self.closed(each) is None:
-                return False
-        return True
+        return all(self.alternative(each, False) for each in _alternatives(items[-1:]))
 
     def ending(self, item: tuple[Any, Any]) -> bool:
-        """``E``: ``$``, ``\\Z``, or an alternation of those and of closed patterns, each maybe followed by ``\\s*``;
-        capturing nothing."""
-        alternatives = [list(each) for each in item[1][1]] if item[0] is c.BRANCH else [[item]]
-        return all(self.alternative(each) for each in alternatives)
+        """``E`` of the stripped form: ``$``, ``\\Z``, or an alternation of those and of the tailed form's
+        alternatives."""
+        return all(self.alternative(each, True) for each in _alternatives([item]))
 
-    def alternative(self, items: list[Any]) -> bool:
-        if items in ([(c.AT, c.AT_END)], [(c.AT, c.AT_END_STRING)]):
+    def alternative(self, items: list[Any], bare_end: bool) -> bool:
+        """An alternative of an ending: whitespace to the end, or a closed pattern, maybe followed by ``\\s*``,
+        capturing nothing; or, where ``\\s*`` stands before the ending (``bare_end``), ``$`` or ``\\Z``."""
+        if bare_end and items in ([(c.AT, c.AT_END)], [(c.AT, c.AT_END_STRING)]):
             return True
         if _captures(items):
             return False
         if items and _spaces(items[-1]):  # it matches in both texts, reading what it may of each
             items = items[:-1]
-        return self.closed(items) is not None
+        return _to_end(items) or self.closed(items) is not None
 
 
 def _alternatives(items: list[Any]) -> list[list[Any]]:
