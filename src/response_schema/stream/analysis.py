@@ -226,14 +226,17 @@ class Analysis:
     def keep_shapes(self) -> list[tuple[Any, ...]] | None:
         """Keep the shape of each state the last ``run`` kept, its positions ``relative``, in the order it used
         them (``steady`` compares them). None when the run read a description's text to its end (or the length of
-        one that ends there: not ``blind``), or kept a state found by a position one character before the end: the
-        next run may do otherwise than this one on the same shapes.
+        one that ends there: not ``blind``).
 
         A state found by the end of its text is one of two. Made by this run at the end of a text that is not
         empty, it has read nothing, and the next run makes its own at the end, of the same shape (fresh: its
         shape is not read again). Kept from an earlier run (its text has not grown since), or found by the start
         of an empty text (which may be where its text starts), it is the next run's too while its text does not
-        grow: its shape holds the text's length (sized).
+        grow: its shape holds the text's length (sized). So do a state found by the position one character before
+        the end (the next run may do otherwise, were the text longer) and what was made of a span that ends at the
+        end of its text: while that text does not grow (a substitution's output, while the text it deletes, a call,
+        goes on), the next run finds the same state. Of the output itself, which grows at every feed, such a state
+        makes the run not steady.
 
         Each state is kept for ``steady`` with what reads the new text (its ``advance``, an iterator's ``read``),
         what gives its shape (``shape``, or the state itself), the text whose length the shape holds, the shape,
@@ -245,13 +248,15 @@ class Analysis:
         for key, state in self._states.items():
             sized = None
             if len(key) == 4 and key[3].__class__ is int and key[2].moving(key[3]):
-                if key[3] != key[2].length:
-                    return None
-                if key in self._made and key[3] > 0:
+                if key[3] == key[2].length and key in self._made and key[3] > 0:
                     continue  # fresh
                 sized = key[2]
-            elif len(key) == 3 and isinstance(key[2], Exact) and key[2].moving():  # a span read at the end
-                return None
+            elif len(key) == 3 and isinstance(key[2], Exact) and key[2].moving():  # a span that ends at the end
+                origin = key[2].origin
+                assert origin is not None  # (``moving``: a text of the output)
+                sized = origin[0]
+            if sized is self.buffer:
+                return None  # the output grows at every feed: no steady would hold
             kept.append((key, state, sized))
         checks = []
         for key, state, sized in kept:
@@ -344,13 +349,13 @@ class Analysis:
     def substituted(self, node: Node, content: Open) -> Outcome:
         """A text node's substitutions on an open string, then its x-regex and type on their output. Those read
         only the output, which only grows ([STREAM-3]): while it does not, the node gives the outcome it gave when
-        the output last grew, and what those stages keep between feeds is kept as they left it (``_keep``), with
-        whether they read the output's text near its end then (``Buffer.read_end``: a steady feed needs to know)."""
+        the output last grew, and what those stages keep between feeds is kept as they left it (``_keep``). Whether
+        they read the output's text near its end then (``Buffer.read_end``) is the substitutions' shape
+        (``Substitutions.shape``): a steady feed needs to know it only if the output grows."""
         substitutions = self.substitutions(node, content)
         out = substitutions.advance()
         if substitutions.read == out.buffer.length:
             self._keep(substitutions.touched)
-            out.buffer.read_end = out.buffer.read_end or substitutions.read_end
             return substitutions.outcome
         self._touched = []
         outcome = merged(self.open_first(self.rest, node, self.searched(node, out)))
@@ -433,9 +438,11 @@ class Analysis:
         it may send less). None when there is none, or the text is short. Reading each such text whole would cost
         its length on every feed that cuts it anew: quadratic in a long call. A short text that ends where the
         output does takes the outcome this feed gave the open text, which is the meet over that text's
-        continuations, this one included: read whole, it would make the next feed read anew (not ``blind``). So does
-        a long text cut before a whitespace character that ends the output, when ``stage`` gives that text and the
-        open one, with the whitespace, the same outcome (``spaced``)."""
+        continuations, this one included: read whole, it would make the next feed read anew (not ``blind``). A text
+        cut before a whitespace character that ends the output, long or short, is read as the open one, with the
+        whitespace, when ``stage`` gives both the same outcome (``spaced``): a call's JSON arguments cut before a
+        space or a newline (a JSON text may then be sent with that whitespace at its end, which [JSON-1] reads as
+        nothing)."""
         end = content.end() if isinstance(content, Exact) else None
         if end is None:
             return None
@@ -444,12 +451,7 @@ class Analysis:
         # past CUT, and one that is long takes the outcome remembered at the end in this feed, or an older one
         moving = buffer.moving(end)
         key = (stage, id(node), buffer, start)
-        if (
-            end - start > CUT
-            and end == buffer.length - 1
-            and buffer.char(end) in WHITESPACE
-            and self.spaced(node, stage, buffer, start, end)
-        ):
+        if end == buffer.length - 1 and buffer.char(end) in WHITESPACE and self.spaced(node, stage, buffer, start, end):
             end = buffer.length  # the node gives the text and the text with the whitespace after it one outcome
         if end - start <= CUT:
             kept = self._opened_now.get(key)
@@ -1112,11 +1114,14 @@ class Substitutions:
     (``Analysis.substituted``), the outcome of the stages after them, the length of the output they read, the
     keys of what they keep between feeds, and whether they read its text near its end (``Buffer.read_end``).
 
-    They have no shape (steady.py): a steady feed advances them as a run would, and the analysis reads them only
-    through their output, a text that only grows, which the stages after them read with states of their own."""
+    A steady feed advances them as a run would (steady.py), and the analysis reads them only through their output,
+    a text that only grows, which the stages after them read with states of their own. So their shape is nothing,
+    unless those stages read the output to its end when it last grew: then it is the output's length, and a feed
+    after which the output grew runs, while the feeds that add nothing to it (the text inside a call the
+    substitutions delete) need not."""
 
     def __init__(self, analysis: Analysis, node: Node, content: Open) -> None:
-        self.read, self.outcome, self.read_end = -1, IMPOSSIBLE, True
+        self.read, self.outcome, self.read_end = -1, IMPOSSIBLE, False
         self.touched: list[tuple[Any, ...]] = []
         self.steps = []
         source = content
@@ -1131,6 +1136,9 @@ class Substitutions:
         for step in self.steps:
             step.advance()
         return self.result
+
+    def shape(self) -> int | None:
+        return self.result.buffer.length if self.read_end else None
 
 
 class Replacing:
@@ -1155,17 +1163,21 @@ class Replacing:
         if self.search is None or self.program is None:
             return  # opaque: nothing more is certain
         buffer = self.source.buffer
-        if buffer.length == self.read:
+        end = buffer.length
+        if end == self.read:
             return  # no new input: ``out`` has all it can have
-        self.read = buffer.length
+        self.read = end
         search = self.search
+        if search.idle and search.anchored:  # no match can begin any more: the rest of the input is the output
+            self._through([], end)
+            return
         start = search.position
-        read = search.waits(buffer.length)
+        read = search.waits(end)
         if read is not None:  # no match begins in what arrived: it is the output, certain
             assert self.done == start  # a search waiting for a start began where the certain output ends
             self.last = (search, search.named, search.values)
-            self.done = buffer.length
-            self._through([read], buffer.length)
+            self.done = end
+            self._add(read)
             return
         parts = []
         while True:
@@ -1217,8 +1229,12 @@ class Replacing:
         if reach > self.done:
             parts.append(self.source.buffer.slice(self.done, reach))
             self.done = reach
-        added = "".join(parts)
-        more = added[self.out.length - self.fixed :]
+        self._add("".join(parts))
+
+    def _add(self, added: str) -> None:
+        """Add ``added`` to the certain output, whose first characters ``out`` may already hold (``_pending``)."""
+        held = self.out.length - self.fixed
+        more = added[held:] if held else added
         if more:
             self.out.grow(more)
         self.fixed += len(added)

@@ -34,31 +34,40 @@ class OpenText:
     @property
     def text(self) -> str:
         if self._text is None:
-            self._text = self._read(self.base, self.base + self.length)
+            self._text = self.piece(0)
         return self._text
 
     def first_after(self, chars: str) -> str:
-        """The first character that is not one of ``chars``, or "" when there is none yet."""
+        """The first character that is not one of ``chars``, or "" when there is none yet. The text is read up to
+        that character only (``_seen``): what follows it does not change the answer."""
         at = 0
         while at < self.length:
-            window = self.piece(at, at + 64)
-            rest = window.lstrip(chars)
+            stop = min(at + 64, self.length)
+            rest = self._slice(at, stop).lstrip(chars)
             if rest:
+                self._seen(stop - len(rest) + 1)
                 return rest[0]
-            at += len(window)
+            at = stop
+        self._seen(self.length)
         return ""
 
     def piece(self, start: int, stop: int | None = None) -> str:
         """The text from ``start`` on (to ``stop``)."""
         stop = self.length if stop is None else min(stop, self.length)
-        if self._text is None:
-            return self._read(self.base + start, self.base + stop)
-        return self._text[start:stop]
+        self._seen(stop)
+        return self._slice(start, stop)
 
-    def _read(self, start: int, stop: int) -> str:
-        buffer = self.buffer
-        buffer.read_end = buffer.read_end or buffer.moving(stop)  # a steady feed would not read the same (steady.py)
-        return str(buffer.slice(start, stop))
+    def _slice(self, start: int, stop: int) -> str:
+        if self._text is not None:
+            return self._text[start:stop]
+        return str(self.buffer.slice(self.base + start, self.base + stop))
+
+    def _seen(self, stop: int) -> None:
+        """The text up to ``stop`` was read: of a span, a steady feed needs to know whether near its buffer's end
+        (steady.py), where the next feed would not read the same."""
+        if self._text is None:
+            buffer = self.buffer
+            buffer.read_end = buffer.read_end or buffer.moving(self.base + stop)
 
     def __repr__(self) -> str:
         return f"OpenText({self.text!r})"

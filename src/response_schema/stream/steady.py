@@ -8,8 +8,9 @@ description's text near its end (``Analysis.blind``), the next run would do what
 positions but those at the end: its outcome is this one's with every text that ends at the end of its buffer
 longer by what that buffer gained. So the feed sends exactly that: the new characters of those texts ([STREAM-6]:
 what the output decides, as the run would send it; [STREAM-3]: nothing sent changes). Any other feed runs.
-A substitution has no shape: the analysis reads it only through its output, which only grows and which the
-stages after it read with states of their own, and a steady feed advances it as the run would.
+A substitution's shape is nothing: the analysis reads it only through its output, which only grows and which the
+stages after it read with states of their own, and a steady feed advances it as the run would. Only when those
+stages read the output to its end is its shape the output's length (``Substitutions.shape``).
 
 A steady feed does not add to what the analysis remembers of its open texts feed by feed (``Analysis.remembered``:
 a long text cut from an open one takes the outcome the open text had when the output ended at or before the cut).
