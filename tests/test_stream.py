@@ -1018,6 +1018,20 @@ def test_short_calls_send_without_running_at_each_feed() -> None:  # [STREAM-6]
             assert runs <= feeds // 2, (family.name, runs, feeds)
 
 
+def test_a_lookahead_still_open_does_not_run_at_each_feed() -> None:  # [STREAM-6]
+    """Kimi K2's and Gemma 4's call iterators begin with a lookahead over the call's name (``(?=\\s*(?:functions\\.)?
+    [\\w.\\-]+:\\d+)`` in Kimi K2), open until the name ends. Made at an older position, it was a shape no feed
+    could repeat, so every feed of a long name ran the analysis (98 of 111 feeds in Kimi K2, 79 of 87 in Gemma 4).
+    Still undecided, it is its position and what its search holds (``Search._shape``): the feeds inside the
+    name are steady."""
+    name = "get_the_weather_for_the_coast_and_the_hills_" * 6 + "now"
+    for family in FAMILIES:
+        if family.name in ("kimi-k2", "gemma4"):
+            text = family.render(thinking=None, content="Let me look that up.", calls=((name, {"city": "Paris"}),))
+            runs, feeds = _runs(family, "", family.prefill or "", text)
+            assert runs <= feeds // 3, (family.name, runs, feeds)
+
+
 def test_an_iterator_that_may_end_otherwise_does_not_run_on_its_threads() -> None:  # [STREAM-6]
     """Llama 4's call iterator begins a thread at each word of a call's arguments (``name(`` may follow any word),
     and while the call is open its search may still end with a match that starts later, or with none: the array

@@ -277,6 +277,13 @@ class Analysis:
                 return False
         return True
 
+    @staticmethod
+    def changing(checks: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The checks (``keep_shapes``) whose shape a feed may change, for ``steady``: a state that reads no text,
+        has no ``shape`` and holds no text's length (a result known whole, an outcome) is its own shape at every
+        feed."""
+        return [check for check in checks if check[0] is not None or check[1] is not None or check[3] is not None]
+
     def steady(self, checks: list[tuple[Any, ...]]) -> bool:
         """Whether each state the last run kept, advanced to what has arrived since as the next run would advance
         it, has the shape it had then (``keep_shapes``): then the next run would do what that one did. A state made at

@@ -1109,8 +1109,10 @@ class Search:
         next may not be empty (waiting for a start otherwise, ``shape``); else its ``Memo`` name and held values,
         the name made here when its last step was not the memo's (the same entries have the same name whichever
         way they were reached, a condition one character before the end told apart); a certain match by its
-        registers (``relative``). A condition made before that is a lookahead reading ahead of it: a search
-        holding one is never steady."""
+        registers (``relative``). A condition made before that is a lookahead reading ahead of it (a call's
+        ``(?=\\s*[\\w.\\-]+:\\d+)`` over a long name): while it is undecided, the run reads of it only that, and what
+        its own search holds (a literal one holds nothing else), so it is its older position and its search's shape.
+        A search holding a condition made before that and decided, which the next step resolves, is never steady."""
         length = self.buffer.length
         if self.idle:
             return (relative(self.start, length),)
@@ -1118,11 +1120,15 @@ class Search:
             return tuple([relative(r, length) for r in self.entries[0][1]])
         if self.named is not None:
             return (self.named, self.values)
-        entries = self.entries
-        if not all(self.buffer.moving(condition.position) for _, _, conds in entries for condition in conds):
-            return unsteady()
-        named, numbers, places = _naming(entries, length)
-        made = [_template(c) if c.position == length else (_template(c), "before") for c in numbers]
+        named, numbers, places = _naming(self.entries, length)
+        made: list[Any] = []
+        for c in numbers:
+            if c.position >= length - 1:
+                made.append(_template(c) if c.position == length else (_template(c), "before"))
+            elif c.__class__ is Lookahead and c.decide() is None:  # still open: it reads what its search has read
+                made.append((_template(c), c.position, None if c.search is None else c.search.shape()))
+            else:
+                return unsteady()
         return ((named, tuple(made)), tuple(places))
 
     def earliest(self) -> int:

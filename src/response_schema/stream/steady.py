@@ -40,10 +40,11 @@ class Steady:
     shapes (``Analysis.steady``): the texts that grow with their buffers (``_growing``), each with what the stream
     sent of it."""
 
-    __slots__ = ("_analysis", "_checks", "_growing", "_texts")
+    __slots__ = ("_analysis", "_changing", "_checks", "_growing", "_texts")
 
     def __init__(self, analysis: Analysis, checks: list[tuple[Any, ...]], texts: dict[str, Any]) -> None:
         self._analysis, self._checks, self._texts = analysis, checks, texts
+        self._changing = analysis.changing(checks)  # what ``feed`` reads (``holds`` reads them all)
         # (op, pointer, buffer, how far before the buffer's end it ends, where it starts, Growing sent or origins)
         self._growing: list[tuple[Any, ...]] = []
 
@@ -106,7 +107,7 @@ class Steady:
     def feed(self) -> list[Delta] | None:
         """The deltas of the chunk just added to the output, when the analysis stays steady over it; None when it
         does not (the stream runs it)."""
-        if not self._analysis.steady(self._checks):
+        if not self._analysis.steady(self._changing):
             return None
         deltas: list[Delta] = []
         for op, path, buffer, lag, base, kept in self._growing:
