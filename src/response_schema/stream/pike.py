@@ -1192,10 +1192,8 @@ class Search:
         if sources is not None:
             self.values = _moved(self.values, sources, offset)
         self._lazy = (named, self.values, end)
-        if self.certain is None and named:  # ``matched``, read from the name
-            first = named[0][0] if named[0] else None
-            if first is not None and first[0] < 0 and not first[2]:
-                self.certain = end
+        if self.certain is None and self.matched:
+            self.certain = end
         return True
 
     def _make_entries(self) -> None:
