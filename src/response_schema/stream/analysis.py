@@ -17,6 +17,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..errors import ParseError
@@ -261,8 +262,12 @@ class Analysis:
         checks = []
         for key, state, sized in kept:
             kind = type(state)
-            reads = state.read if kind is Iterator else state.advance if kind in _ADVANCED else None
-            shaped = getattr(state, "shape", None)
+            shaped: Any
+            if kind is Regex:  # (its methods, without a call between)
+                reads, shaped = state.search.advance, partial(matched_shape, state.pattern, state.program, state.search)
+            else:
+                reads = state.read if kind is Iterator else state.advance if kind in _ADVANCED else None
+                shaped = getattr(state, "shape", None)
             checks.append((reads, shaped, state, sized, _shape(shaped, state, sized), key, key in self._made))
         return checks
 
@@ -395,7 +400,8 @@ class Analysis:
         """``decided``'s outcome, made on the first feed that finds the match certain since an earlier one; None
         before (a ``_state`` of None is made again on the next feed). Earlier: by the output's length when the
         last feed ended (a steady feed advances the search too, ``steady``)."""
-        search = self._states.get(("regex", id(node.regex), content.buffer, content.base))
+        regex = self._states.get(("regex", id(node.regex), content.buffer, content.base))
+        search = None if regex is None else regex.search
         if search is None or search.certain is None:
             return None
         if search.certain > self._before:  # certain in this feed: the next feed's run decides it
@@ -508,8 +514,8 @@ class Analysis:
         if self._used.get(decided, self._states.get(decided)) is not None:
             return True
         key = ("regex", id(node.regex), buffer, start)
-        search = self._used.get(key, self._states.get(key))
-        return search is not None and search.certain is not None and search.certain <= end
+        regex = self._used.get(key, self._states.get(key))
+        return regex is not None and regex.search.certain is not None and regex.search.certain <= end
 
     def _remember(self, key: tuple[Any, ...], at: int, outcome: Outcome) -> None:
         if self._touched is not None:
@@ -689,9 +695,8 @@ class Analysis:
         if program is None:
             return [ANY]
         search = self._state(
-            ("regex", id(pattern), content.buffer, content.base),
-            lambda: Search(program, content.buffer, content.base, content.base),
-        )
+            ("regex", id(pattern), content.buffer, content.base), lambda: Regex(pattern, program, content)
+        ).search
         search.advance()
         contents, more = matches(pattern, program, search)
         if more:
@@ -1017,7 +1022,7 @@ def matches(pattern: re.Pattern[str], program: Program, search: Search) -> tuple
     if usable:
         at = {position: place for place, position in enumerate(search.values, 3)}
         at[search.position], at[search.position - 1] = 1, 2
-        placed = [_placed_value(each, at) for each in values]
+        placed = [_placed_value(each, at.get) for each in values]
         if len(_MATCHES) >= Memo.LIMIT:  # names a memo forgot are not met again
             _MATCHES.clear()
         if not any(each is None for each in placed):
@@ -1027,23 +1032,62 @@ def matches(pattern: re.Pattern[str], program: Program, search: Search) -> tuple
 
 _MATCHES: dict[int, tuple[Any, list[Any], bool]] = {}  # id(a Memo name) -> (the name, its match values as places, more)
 _EMPTY_GROUP = ("none",)  # a group 1 that took no part: Exact(None), a new one each time ([REGEX-6])
+MATCHING, MATCHING_OPEN = ("matching",), ("matching open",)  # the first item of ``matched_shape``'s shapes
 
 
-def _placed_value(value: Any, at: dict[int, int]) -> Any:
-    """A match value with its positions written as their places (``matches``); None when one is not a place."""
+def matched_shape(pattern: re.Pattern[str], program: Program, search: Search) -> Any:
+    """The shape of a search the analysis reads only through ``matches`` (an x-regex's, an iterator's): while
+    its threads have a ``Memo`` name, the match values they may give, with their positions as places, whether
+    it may end otherwise, and the older positions those places hold. Two names that give the same values are
+    one shape: a thread's progress through a marker's literal characters (a new name at each feed) changes
+    nothing the run reads until the marker ends, so those feeds are steady. Worked out once per name
+    (``matches``: a name it keeps has no certain match). A search without a name whose threads hold a condition
+    made before the position before the end (a lookahead over a call's name) has them worked out at each feed,
+    positions ``relative``. Any other search has ``Search.shape``: idle, with a certain match, or without a name
+    and its conditions made at the end or the position before (as a name writes them)."""
+    named = search.named
+    if named is not None and not search.idle:
+        known = _MATCHES.get(id(named))
+        if known is not None and known[0] is named:
+            return (MATCHING, known[1], known[2], search.values)
+    if search.idle or search.matched:
+        return search.shape()
+    if named is not None:
+        matches(pattern, program, search)
+        known = _MATCHES.get(id(named))
+        if known is not None and known[0] is named:
+            return (MATCHING, known[1], known[2], search.values)
+        return search.shape()  # a value not written as places
+    before = search.buffer.length - 1
+    for condition in search.pending:
+        if condition.position < before:
+            break
+    else:
+        return search.shape()
+    length = before + 1
+    values, more = matches(pattern, program, search)
+    placed = [_placed_value(each, lambda position: relative(position, length)) for each in values]
+    return search.shape() if any(each is None for each in placed) else (MATCHING_OPEN, placed, more)
+
+
+def _placed_value(value: Any, place: Callable[[int], int | None]) -> Any:
+    """A match value with its positions written as ``place`` gives them (their places, in ``matches``); None when
+    one has none."""
     if value is ANY:
         return value
-    if isinstance(value, Open) and value.end is None and value.base in at:
-        return ("open", at[value.base])
+    if isinstance(value, Open) and value.end is None:
+        base = place(value.base)
+        return None if base is None else ("open", base)
     if isinstance(value, Exact):
         if value.origin is None:
             return _EMPTY_GROUP if value.value is None else None
         bounds = value.bounds()
-        if bounds is None or bounds[0] not in at or bounds[1] not in at:
+        if bounds is None:
             return None
-        return ("span", at[bounds[0]], at[bounds[1]])
+        start, end = place(bounds[0]), place(bounds[1])
+        return None if start is None or end is None else ("span", start, end)
     if isinstance(value, Fields):
-        fields = {name: _placed_value(each, at) for name, each in value.fields.items()}
+        fields = {name: _placed_value(each, place) for name, each in value.fields.items()}
         return None if any(each is None for each in fields.values()) else ("fields", fields)
     return None
 
@@ -1353,6 +1397,19 @@ def _read(parts: list[str | tuple[int, int]], buffer: Buffer, start: int, stop: 
     return "".join(out)
 
 
+class Regex:
+    """[REGEX-2] on an open string: the search, which the analysis reads through ``matches``."""
+
+    __slots__ = ("pattern", "program", "search")
+
+    def __init__(self, pattern: re.Pattern[str], program: Program, source: Open) -> None:
+        self.pattern, self.program = pattern, program
+        self.search = Search(program, source.buffer, source.base, source.base)
+
+    def advance(self) -> None:
+        self.search.advance()
+
+
 class Iterator:
     """[ITER-2] on an open string: the matches certain so far, and what the next one may be."""
 
@@ -1394,12 +1451,17 @@ class Iterator:
         or with none (``Search.candidates``), an array reads no next item (``Analysis.array``: ``may_end``), so
         what the search holds makes no difference to the outcome: a thread begun at each word of a call's
         arguments that cannot end the call (Llama 4) does not make a feed run."""
-        if self.search is None:
+        if self.search is None or self.program is None:
             return None
         chosen = self.search.named_candidates()
+        if chosen is None:  # worked out for its name when first met (``matched_shape``)
+            shape = matched_shape(self.pattern, self.program, self.search)
+            chosen = self.search.named_candidates()
+        elif not chosen[2]:
+            shape = matched_shape(self.pattern, self.program, self.search)
         if chosen is not None and chosen[2]:
             return (MAY_END, len(self.known))
-        return (self.search.shape(), len(self.known))
+        return (shape, len(self.known))
 
 
 class JSONScan:
@@ -1525,4 +1587,4 @@ def json_complete(text: str) -> bool:
         return False
 
 
-_ADVANCED = (Search, Substitutions, JSONScan)  # the states that read what arrives by ``advance`` (``keep_shapes``)
+_ADVANCED = (Regex, Substitutions, JSONScan)  # the states that read what arrives by ``advance`` (``keep_shapes``)
