@@ -16,7 +16,7 @@ from response_schema.stream.pike import TAIL, Buffer, Memo, Program, Search, com
 
 ATOMS = ["a", "b", "<", ">", " ", "\\s", "\\d", "\\w", "[^<]", "[a-c]", ".", "\\n", "(?:ab|a)", "x"]
 ALPHABET = "ab< >1x\n_é"
-LOOKS = ["<", "ab", "a|<b", "\\s*<", "a<b|b", "<|$", "a|\\s*<|\\Z"]
+LOOKS = ["<", "ab", "a|<b", "\\s*<", "a<b|b", "<|$", "a|\\s*<|\\Z", "[<a]", "\\s"]  # (the last two: one character)
 
 
 def random_pattern(rng: random.Random, depth: int = 0) -> str:
@@ -232,6 +232,27 @@ def test_a_memo_does_not_keep_a_step_that_read_further(source: str, feeds: list[
             plain.advance()
             assert described(memo) == described(plain), (source, chunks, buffer.length)
             assert memo.candidates()[1] == plain.candidates()[1]
+
+
+def test_a_held_lookahead_is_decided_before_the_steps_of_a_feed() -> None:
+    """A lookahead made before the position read and still open is held by the name (``Memo``); the steps from that
+    name were learned while it stayed open (on spaces), and a character of the same kind to the pattern that
+    decides it (``!`` for ``\\s*<``) takes the same step. So what arrived decides it before the feed's first step
+    (``Search._held_decided``), and the entries are those of the VM."""
+    pattern = re.compile(r"a(?=\s*<)(.*?)b", re.DOTALL)
+    program = compile_program(pattern)
+    assert program is not None
+    for chunks in (["a", " ", " ", " ", " "], ["a", " ", " ", " ", "!"], ["a", " ", " ", " ", " !"], ["a", " ", " <"]):
+        buffer = Buffer()
+        memo = Search(program, buffer, 0, 0)
+        plain = Search(program, buffer, 0, 0, memoize=False)
+        for chunk in chunks:
+            buffer.grow(chunk)
+            memo.advance()
+            plain.advance()
+            assert described(memo) == described(plain), (chunks, buffer.length)
+            assert memo.candidates()[1] == plain.candidates()[1]
+    assert program.kinds[" "] == program.kinds["!"]
 
 
 def test_a_long_search_keeps_few_lookaheads() -> None:

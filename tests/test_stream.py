@@ -1053,6 +1053,35 @@ def test_a_lookahead_still_open_does_not_run_at_each_feed() -> None:  # [STREAM-
             assert runs <= feeds // 3, (family.name, runs, feeds)
 
 
+def test_a_call_name_under_an_open_lookahead_takes_the_memos_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a lookahead made before the position read is open (Kimi K2's and Gemma 4's call iterators over the
+    name), the memo names it by its kind and its position's place and takes its steps (``Memo``: held); a lookahead
+    of one character (DeepSeek's ``(?=[\\n<`])`` after a name) is decided by the character after it, as a step
+    reads it (``Program.single``). Before, each character of a long name was a step of the VM itself (419, 273 and
+    304 of them here), and the matches are those of the VM (the stream sends what it sent)."""
+    from response_schema.stream import pike
+
+    name = "get_the_weather_for_the_coast_and_the_hills_" * 6 + "now"
+    vm_steps = [0]
+    step = pike.Search._step
+
+    def counted(self: Any, char: str, index: int) -> None:
+        vm_steps[0] += 1
+        step(self, char, index)
+
+    for family in FAMILIES:
+        if family.name in ("kimi-k2", "gemma4", "deepseek-v3"):
+            text = family.render(thinking=None, content="Let me look that up.", calls=((name, {"city": "Paris"}),))
+            parser = rs.compile(rs.schemas.load(family.name))
+            sent = _sent(parser, family.prefill or "", text, [4])  # (the memo learns the name's steps)
+            monkeypatch.setattr(pike.Search, "_step", counted)
+            vm_steps[0] = 0
+            assert _sent(parser, family.prefill or "", text, [4]) == sent
+            monkeypatch.setattr(pike.Search, "_step", step)
+            assert vm_steps[0] <= 30, (family.name, vm_steps[0])
+            assert parser.parse(text)["tool_calls"][0]["function"]["name"] == name
+
+
 def test_an_iterator_that_may_end_otherwise_does_not_run_on_its_threads() -> None:  # [STREAM-6]
     """Llama 4's call iterator begins a thread at each word of a call's arguments (``name(`` may follow any word),
     and while the call is open its search may still end with a match that starts later, or with none: the array

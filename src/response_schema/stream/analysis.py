@@ -26,7 +26,7 @@ from ..templates import template_parts
 from ..textparsers import NOT_JSON, TooDeep, json_value
 from ..walk import NO_VALUE, Walk
 from .partial import UNKNOWN, JSONText, OpenArray, OpenObject, OpenText, common_prefix, meet
-from .pike import Buffer, Entry, Memo, Program, Search, compile_program, relative
+from .pike import WAITING, Buffer, Entry, Memo, Program, Search, compile_program, relative
 from .trailing import WHITESPACE, blind
 
 
@@ -1011,7 +1011,7 @@ def matches(pattern: re.Pattern[str], program: Program, search: Search) -> tuple
     per name, as places (``_placed_value``), and made again from the positions on the feeds that meet the name
     again (a steady stretch of text repeats a few names). Like the memo, they serve every stream of a process."""
     named = search.named
-    usable = named is not None and not search.matched  # a certain match keeps its name while the position moves on
+    usable = named is not None and not search.matched and not search.varies  # (a certain match keeps its name)
     if usable:
         known = _MATCHES.get(id(named))
         if known is not None and known[0] is named:
@@ -1045,25 +1045,29 @@ def matched_shape(pattern: re.Pattern[str], program: Program, search: Search) ->
     made before the position before the end (a lookahead over a call's name) has them worked out at each feed,
     positions ``relative``. Any other search has ``Search.shape``: idle, with a certain match, or without a name
     and its conditions made at the end or the position before (as a name writes them)."""
+    if search.idle:
+        return WAITING if not search.must_advance else search.shape()
     named = search.named
-    if named is not None and not search.idle:
+    if named is not None:
         known = _MATCHES.get(id(named))
         if known is not None and known[0] is named:
             return (MATCHING, known[1], known[2], search.values)
-    if search.idle or search.matched:
+    if search.matched:
         return search.shape()
-    if named is not None:
+    varies = named is not None and search.varies  # it holds a lookahead made before the position before the end
+    if named is not None and not varies:
         matches(pattern, program, search)
         known = _MATCHES.get(id(named))
         if known is not None and known[0] is named:
             return (MATCHING, known[1], known[2], search.values)
         return search.shape()  # a value not written as places
     before = search.buffer.length - 1
-    for condition in search.pending:
-        if condition.position < before:
-            break
-    else:
-        return search.shape()
+    if not varies:
+        for condition in search.pending:
+            if condition.position < before:
+                break
+        else:
+            return search.shape()
     length = before + 1
     values, more = matches(pattern, program, search)
     placed = [_placed_value(each, lambda position: relative(position, length)) for each in values]

@@ -65,6 +65,24 @@ class Program:
         return max(map(len, self.literals or ("",)))
 
     @cached_property
+    def single(self) -> Callable[[str], bool] | None:
+        """The test of the one character every match reads, when a match is that one character and nothing else
+        (a lookahead ``(?=[\\n<`])``): a lookahead of it is decided by the character after it alone, as a literal
+        one that character cannot begin. None for any other program."""
+        code = self.code
+        reached = _closure(code, 0, False)
+        chars = [pc for pc in reached if code[pc][0] is CHAR]
+        if len(chars) != 1 or any(code[pc][0] in (ASSERT, LOOK, MATCH) for pc in reached):
+            return None
+        after = _closure(code, code[chars[0]][2], False)
+        if not all(code[pc][0] in (SPLIT, JMP, SAVE, MATCH) for pc in after) or not any(
+            code[pc][0] is MATCH for pc in after
+        ):
+            return None
+        test: Callable[[str], bool] = code[chars[0]][1]
+        return test
+
+    @cached_property
     def starts(self) -> frozenset[str]:
         """The first characters of ``literals``: a literal lookahead at any other character is decided."""
         return frozenset(text[0] for text in self.literals or ())
@@ -75,6 +93,7 @@ class Program:
         are both newlines or not, both word characters or not, and both start a literal lookahead's text or not,
         so a step reads them alike (``Memo``)."""
         tests = list(dict.fromkeys(inst[1] for inst in self.code if inst[0] is CHAR))
+        tests += [inst[1].single for inst in self.code if inst[0] is LOOK and inst[1].single is not None]
         starts = [inst[1].starts for inst in self.code if inst[0] is LOOK and inst[1].literals is not None]
         word = _ascii_word if self.ascii else _word
         signatures: dict[tuple[bool, ...], int] = {}
@@ -697,7 +716,8 @@ class Lookahead(Condition):
     def __init__(self, buffer: Buffer, position: int, program: Program, negate: bool, base: int) -> None:
         super().__init__(buffer, position)
         self.program, self.negate = program, negate
-        self.search = None if program.literals is not None else Search(program, buffer, base, position, anchored=True)
+        reads_one = program.literals is not None or program.single is not None  # (then it needs no search)
+        self.search = None if reads_one else Search(program, buffer, base, position, anchored=True)
 
     def decide(self) -> bool | None:
         found = self._found()
@@ -719,6 +739,9 @@ class Lookahead(Condition):
         return exact and not found
 
     def _found(self) -> bool | None:
+        single = self.program.single
+        if single is not None:
+            return None if self.position >= self.buffer.length else single(self.buffer.char(self.position))
         if self.search is None:
             assert self.program.literals is not None
             seen = self.buffer.slice(self.position, self.position + self.program.longest)
@@ -749,7 +772,11 @@ class Memo:
     name. So a name holds no position: a steady stretch of text (a long content or thinking) repeats a few names,
     and so does each of many calls alike, and a step is a dictionary look-up and, when a register moved to an
     older place, a new tuple of values. A step that reads past the next character is not kept; the first step of
-    a feed decides the conditions the last one left open."""
+    a feed decides the conditions the last one left open. A condition made before the position read and still
+    open (a lookahead over a call's name, open until the name ends) is *held*: named by its kind and the place of
+    its position, carried by the steps as a register is (a step reads none of it), and looked at once a feed, before
+    its first step (``Search._held_decided``): when what arrived decides it, the entries are made and resolved, and
+    the search leaves the name. Before, every character read while one was open was a step the memo did not keep."""
 
     LIMIT = 4096  # steps and names kept; past it the memo starts again (a program's memo stays a few megabytes)
 
@@ -769,14 +796,23 @@ class Memo:
         self.runs: dict[tuple[int, bool, str], tuple[Any, ...]] = {}
 
     def name(self, entries: list[Entry], position: int) -> tuple[tuple[Any, ...], tuple[int, ...]] | None:
-        """The name of ``entries`` at ``position`` and its values; None when a thread holds a condition."""
+        """The name of ``entries`` at ``position`` and its values; None when a thread holds a condition made at
+        ``position`` (a step decides those: the memo's own steps name them). A condition made before it, still
+        open, is *held*: its template and the place of its position (``_templates``)."""
         places: dict[int, int] = {}  # an older position -> its place
-        named = []
+        plain = []
         for pc, regs, conds in entries:
             if conds:
-                return None
-            named.append((pc, _placed(regs, position, places), NONE))
-        name = (tuple(named), ())
+                break
+            plain.append((pc, _placed(regs, position, places), NONE))
+        else:  # no condition (most names)
+            name: tuple[Any, ...] = (tuple(plain), (), (), False)
+            self._room()
+            return self.names.setdefault(name, name), tuple(places)
+        named, numbers, places = _naming(entries, position)
+        if any(condition.position >= position for condition in numbers):
+            return None
+        name = _name(named, _templates(numbers, position, places))
         self._room()
         return self.names.setdefault(name, name), tuple(places)
 
@@ -819,9 +855,9 @@ class Memo:
         older = position - 2
         was = {value: index for index, value in enumerate(values)}
         named, numbers, places = _naming(search.entries, position)
-        templates = tuple(_template(condition) for condition in numbers)
+        templates = _templates(numbers, position, places)
         self._room()
-        reached = (named, templates)
+        reached = _name(named, templates)
         reached = self.names.setdefault(reached, reached)
         sources = tuple(-1 if r == older else was[r] for r in places)  # per value reached: where it was, -1 ``older``
         self.steps[key] = (name, reached, search.idle, None if sources == tuple(range(len(values))) else sources)
@@ -861,6 +897,43 @@ def _moved(values: tuple[int, ...], sources: tuple[int, ...], offset: int) -> tu
     """A search's values after ``Search._loops`` read from ``offset``: each where its source says, one of
     ``values`` (its index) or, as ``-index - 1``, the position before the character ``index`` of the text read."""
     return tuple([values[source] if source >= 0 else offset - source - 2 for source in sources])
+
+
+HELD = ("held",)  # the first item of a held condition's template (``Memo.name``)
+
+
+def _name(named: tuple[Any, ...], templates: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A ``Memo`` name: its entries and their conditions' templates, then what follows from them, kept with them
+    (it adds nothing to tell names apart): its held templates as (template, place), and whether one of them is a
+    lookahead whose search reads more than literals (``Lookahead.holds_at_end`` then depends on what that search
+    has read, which the name does not hold: what is worked out once per name is not, ``Search.varies``)."""
+    if not templates:
+        return (named, templates, (), False)
+    held = tuple([(t[1], t[2]) for t in templates if t[0] is HELD])
+    return (
+        named,
+        templates,
+        held,
+        any([t[0] is Lookahead and t[1].literals is None and t[1].single is None for t, _ in held]),
+    )
+
+
+def _templates(numbers: dict[Condition, int], position: int, places: dict[int, int]) -> tuple[Any, ...]:
+    """The templates of a name's conditions at ``position``: one made there by its kind; one made before it and
+    still open (held) by its kind and its position's place (1 the one before ``position``, from 2 on an older
+    position, added to ``places``)."""
+    return tuple(
+        [
+            _template(condition)
+            if condition.position >= position
+            else (
+                HELD,
+                _template(condition),
+                1 if condition.position == position - 1 else places.setdefault(condition.position, len(places) + 2),
+            )
+            for condition in numbers
+        ]
+    )
 
 
 def _template(condition: Condition) -> tuple[Any, ...]:
@@ -956,7 +1029,7 @@ class Search:
         when, together with those before it, it matches whatever follows: a match that holds if the text ends
         here, and a thread on ``.`` from which every continuation reaches a match. The entries of a ``Memo`` name
         give the same list each time."""
-        named = self.named
+        named = None if self.varies else self.named
         if named is not None:
             known = self.program.memos[self.anchored].chosen.get(id(named))
             if known is not None and known[0] is named:
@@ -971,12 +1044,19 @@ class Search:
         where they are while the text grows), how many of them are the ``candidates`` and whether the search may
         end otherwise; None when the search has no name, or its candidates were not chosen under it yet."""
         named = self.named
-        if named is None:
+        if named is None or named[3]:  # (``varies``)
             return None
         known = self.program.memos[self.anchored].chosen.get(id(named))
         if known is None or known[0] is not named:
             return None
         return named[0], known[1], known[2]
+
+    @property
+    def varies(self) -> bool:
+        """The search's name holds a lookahead whose result at the end depends on what its own search has read
+        (``Memo.held``): what is worked out once per name is worked out again, and its shape holds that search's."""
+        named = self.named
+        return named is not None and named[3]
 
     def _candidates(self) -> tuple[list[Entry], bool]:
         code, total = self.code, self.program.total
@@ -1002,6 +1082,10 @@ class Search:
         if self.matched or (self.idle and self.anchored):  # a certain match, or no thread and none can start:
             self.position = end  # no text that follows changes it, so there is nothing to read
             return
+        if self.named is not None and self.named[2] and self._held_decided():  # (before any step: steps keep them open)
+            self._make_entries()
+            self._resolve()
+            self.named = None
         first = self.program.first
         if self.named is not None and not (self.idle and first is not None) and self._loops(offset, end):
             return  # (a search waiting for a start that ``first`` finds skips to it below)
@@ -1027,7 +1111,7 @@ class Search:
                 if index == end:
                     break
             char = text[index - offset]
-            if memo is not None and (state is not None or not self.pending):
+            if memo is not None and (state is not None or not self.pending or self._holds_only_older(index)):
                 if state is None:
                     named = memo.name(self.entries, index)
                     if named is not None:
@@ -1046,11 +1130,15 @@ class Search:
                         if stale:
                             self.entries, stale = self._named(state, values, index), False
                         self._far = False
-                        if state[1]:  # the conditions the last feed left open are decided by this character
+                        if state[1]:  # the conditions the last feed left open are decided by this character, but
+                            # those held (made before ``index``), which the feed's first step found open
                             self._make_entries()
-                            self._far = any(isinstance(c, Lookahead) and char in c.program.starts for c in self.pending)
+                            self._far = any(
+                                isinstance(c, Lookahead) and char in c.program.starts and c.position >= index
+                                for c in self.pending
+                            )
                             self._resolve()
-                            self._far = self._far or bool(self.pending)
+                            self._far = self._far or not self._holds_only_older(index)
                         self._step(char, index)
                         learned = memo.learn(key, state, values, self, index + 1)
                         state, values = (None, ()) if learned is None else learned
@@ -1091,6 +1179,27 @@ class Search:
         self.position, self.values, self._lazy = end, (), (named, (), end)
         return text
 
+    def _held_decided(self) -> bool:
+        """Whether what arrived decides a condition the search's name holds (``Memo.held``): then its entries are
+        made and resolved, as the first step of a feed does for the conditions made at the end. A held one still
+        open stays so over the feed: a step does not read it."""
+        name = self.named
+        assert name is not None
+        places: tuple[Any, ...] = (None, self.position, self.position - 1, *self.values)
+        for template, place in name[2]:
+            at = places[place + 1]
+            if template[0] is Lookahead:
+                found = self._looks.get((id(template[1]), at, template[2]))
+                if found is None or found.decide() is not None:
+                    return True
+            else:
+                return True  # (made again to be decided: only lookaheads stay open over more than a character)
+        return False
+
+    def _holds_only_older(self, index: int) -> bool:
+        """Whether every pending condition was made before ``index``: the step there reads none of them."""
+        return all(condition.position < index for condition in self.pending)
+
     def shape(self) -> Any:
         """``_shape``, kept while the search stays where it is: a search that has not read since (a text that has
         not grown: a region still empty, a substitution's output held back) is what it was."""
@@ -1118,7 +1227,7 @@ class Search:
             return (relative(self.start, length),)
         if self.matched:
             return tuple([relative(r, length) for r in self.entries[0][1]])
-        if self.named is not None:
+        if self.named is not None and not self.varies:
             return (self.named, self.values)
         named, numbers, places = _naming(self.entries, length)
         made: list[Any] = []
@@ -1205,8 +1314,13 @@ class Search:
     def _named(self, name: tuple[Any, ...], values: tuple[int, ...], position: int) -> list[Entry]:
         """The entries a ``Memo`` name with ``values`` stands for at ``position``, its conditions made anew (and
         pending)."""
-        made = [self._made(template, position) for template in name[1]]
         places = (None, position, position - 1, *values)  # index 0 for a register not set, place p at p + 1
+        made = [
+            self._made(template, position)
+            if template[0] is not HELD
+            else self._made(template[1], places[template[2] + 1])
+            for template in name[1]
+        ]
         return [
             (pc, registers(places), frozenset(made[number] for number in conds) if conds else NONE)
             for pc, registers, conds in self.program.memos[self.anchored].readers(name)
@@ -1218,8 +1332,11 @@ class Search:
         if kind is Boundary:
             condition = Boundary(self.buffer, at, template[1], template[2], template[3])
             condition.empty = template[4]
-        elif kind is Lookahead:
-            condition = self._kept(Lookahead(self.buffer, at, template[1], template[2], self.base))
+        elif kind is Lookahead:  # the one met there, which may have read on since it was made
+            found = self._looks.get((id(template[1]), at, template[2]))
+            condition = (
+                self._kept(Lookahead(self.buffer, at, template[1], template[2], self.base)) if found is None else found
+            )
         else:
             condition = kind(self.buffer, at)
         self.pending[condition] = None
@@ -1353,7 +1470,10 @@ class Search:
         program = inst[1]
         if program.literals is not None and at < self.buffer.length and self.buffer.char(at) not in program.starts:
             return bool(inst[2])  # no literal starts here: (?=...) fails and (?!...) holds, whatever follows
-        self._far = self._far or program.literals is None or at < self.buffer.length  # read past the next character
+        if program.single is not None and at < self.buffer.length:
+            return bool(program.single(self.buffer.char(at))) != bool(inst[2])  # read there alone (``Program.kinds``)
+        # a step that makes one reading past the next character is not the memo's
+        self._far = self._far or (program.literals is None and program.single is None) or at < self.buffer.length
         condition = self._looks.get((id(program), at, inst[2]))
         if condition is None:
             condition = self._kept(Lookahead(self.buffer, at, inst[1], inst[2], self.base))
@@ -1362,8 +1482,9 @@ class Search:
     def _kept(self, look: Lookahead) -> Lookahead:
         """``look``, kept to be met again at its position (another thread reaching the same lookahead there)."""
         at = look.position
-        if len(self._looks) > 64:  # threads only move forward: a lookahead before ``at - 1`` is not met again
-            self._looks = {k: v for k, v in self._looks.items() if k[1] >= at - 1}
+        if len(self._looks) > 64:  # threads only move forward: a lookahead before ``at - 1`` is not met again,
+            # but one still open may be held by the search's name (``Memo.name``), to be made again from it
+            self._looks = {k: v for k, v in self._looks.items() if k[1] >= at - 1 or v.decide() is None}
         self._looks[(id(look.program), at, look.negate)] = look
         return look
 
