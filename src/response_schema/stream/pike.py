@@ -1054,7 +1054,7 @@ class Search:
     @property
     def varies(self) -> bool:
         """The search's name holds a lookahead whose result at the end depends on what its own search has read
-        (``Memo.held``): what is worked out once per name is worked out again, and its shape holds that search's."""
+        (``_name``): what is worked out once per name is worked out again, and its shape holds that search's."""
         named = self.named
         return named is not None and named[3]
 
@@ -1180,7 +1180,7 @@ class Search:
         return text
 
     def _held_decided(self) -> bool:
-        """Whether what arrived decides a condition the search's name holds (``Memo.held``): then its entries are
+        """Whether what arrived decides a condition the search's name holds (``_name``): then its entries are
         made and resolved, as the first step of a feed does for the conditions made at the end. A held one still
         open stays so over the feed: a step does not read it."""
         name = self.named
@@ -1483,8 +1483,8 @@ class Search:
         """``look``, kept to be met again at its position (another thread reaching the same lookahead there)."""
         at = look.position
         if len(self._looks) > 64:  # threads only move forward: a lookahead before ``at - 1`` is not met again,
-            # but one still open may be held by the search's name (``Memo.name``), to be made again from it
-            self._looks = {k: v for k, v in self._looks.items() if k[1] >= at - 1 or v.decide() is None}
+            # but one a thread holds may be held by the search's name (``Memo.name``), to be made again from it
+            self._looks = {k: v for k, v in self._looks.items() if k[1] >= at - 1 or v in self.pending}
         self._looks[(id(look.program), at, look.negate)] = look
         return look
 
