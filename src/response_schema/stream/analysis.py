@@ -263,7 +263,7 @@ class Analysis:
         for key, state, sized in kept:
             kind = type(state)
             shaped: Any
-            if kind is Regex:  # (its methods, without a call between)
+            if kind is Regex:  # its search's methods, without a call between
                 reads, shaped = state.search.advance, partial(matched_shape, state.pattern, state.program, state.search)
             else:
                 reads = state.read if kind is Iterator else state.advance if kind in _ADVANCED else None
@@ -1041,28 +1041,26 @@ def matched_shape(pattern: re.Pattern[str], program: Program, search: Search) ->
     it may end otherwise, and the older positions those places hold. Two names that give the same values are
     one shape: a thread's progress through a marker's literal characters (a new name at each feed) changes
     nothing the run reads until the marker ends, so those feeds are steady. Worked out once per name
-    (``matches``: a name it keeps has no certain match). A search without a name whose threads hold a condition
-    made before the position before the end (a lookahead over a call's name) has them worked out at each feed,
-    positions ``relative``. Any other search has ``Search.shape``: idle, with a certain match, or without a name
-    and its conditions made at the end or the position before (as a name writes them)."""
+    (``matches``: a name it keeps has no certain match). A search whose threads hold a lookahead made before the
+    position before the end (a call's name), without a name or with one that ``varies``, has them worked out at
+    each feed, positions ``relative``. Any other search has ``Search.shape``: idle, with a certain match, or
+    without a name and its conditions made at the end or the position before (as a name writes them)."""
     if search.idle:
         return WAITING if not search.must_advance else search.shape()
     named = search.named
     if named is not None:
         known = _MATCHES.get(id(named))
+        if (known is None or known[0] is not named) and not search.matched and not search.varies:
+            matches(pattern, program, search)  # keeps them for the name
+            known = _MATCHES.get(id(named))
         if known is not None and known[0] is named:
             return (MATCHING, known[1], known[2], search.values)
-    if search.matched:
+        if search.matched or not search.varies:
+            return search.shape()  # a certain match, or a value not written as places
+    elif search.matched:
         return search.shape()
-    varies = named is not None and search.varies  # it holds a lookahead made before the position before the end
-    if named is not None and not varies:
-        matches(pattern, program, search)
-        known = _MATCHES.get(id(named))
-        if known is not None and known[0] is named:
-            return (MATCHING, known[1], known[2], search.values)
-        return search.shape()  # a value not written as places
     before = search.buffer.length - 1
-    if not varies:
+    if named is None:  # (else its name varies)
         for condition in search.pending:
             if condition.position < before:
                 break
@@ -1410,9 +1408,6 @@ class Regex:
         self.pattern, self.program = pattern, program
         self.search = Search(program, source.buffer, source.base, source.base)
 
-    def advance(self) -> None:
-        self.search.advance()
-
 
 class Iterator:
     """[ITER-2] on an open string: the matches certain so far, and what the next one may be."""
@@ -1591,4 +1586,4 @@ def json_complete(text: str) -> bool:
         return False
 
 
-_ADVANCED = (Regex, Substitutions, JSONScan)  # the states that read what arrives by ``advance`` (``keep_shapes``)
+_ADVANCED = (Substitutions, JSONScan)  # the states that read what arrives by ``advance`` (``keep_shapes``)
