@@ -275,3 +275,40 @@ def test_a_lookahead_of_markers_or_the_end_is_decided_by_the_next_character(monk
             search.advance()
     assert len(steps) < 30, len(steps)
     assert re.search(pattern, text) is not None and search.candidates()[0]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        r"a((?:(?=\s*<)\s)*?)<",  # a lookahead on each turn of a loop, open while the loop goes on
+        r"a((?:(?=\s*<|\s*>)\s)*?)<",  # two of them (``_split_lookahead``), the threads holding either
+        r"a(.*?)(?=\s*<)",  # a match at each position of a lazy loop, each under a lookahead still open
+        r"a(.*?)(?!\s*>)b",
+    ],
+)
+def test_a_lookahead_open_over_a_run_of_text_is_held_once(source: str) -> None:
+    """A lookahead met at each position of a run of text that keeps it open (spaces before ``\\s*<``) decides as
+    the one met first does: a thread holds that one (``Search._alike``), and a match found later under it is never
+    the one found (``Search._step``). So what a search holds stays bounded over any run of text, whichever way its
+    steps ran, and it still ends where re.search does (before, each thread held one lookahead per space read: a
+    step cost what the run had read, and a stream of such a pattern was quadratic)."""
+    pattern = re.compile(source, re.DOTALL)
+    program = compile_program(pattern)
+    assert program is not None
+    for size in (1, 4):
+        for end in ("<", ">", "b", ""):
+            buffer = Buffer()
+            memo = Search(program, buffer, 0, 0)
+            plain = Search(program, buffer, 0, 0, memoize=False)
+            text = "xa" + " " * 300 + end
+            for at in range(0, len(text), size):
+                buffer.grow(text[at : at + size])
+                memo.advance()
+                plain.advance()
+                assert described(memo) == described(plain), (source, size, buffer.length)
+                for search in (memo, plain):
+                    held = {condition for _, _, conds in search.entries for condition in conds}
+                    assert len(search.entries) <= 8 and len(held) <= 4 and len(search.pending) <= 8, buffer.length
+            found = [entry for entry in plain.entries if entry[0] < 0 and all(c.holds_at_end() for c in entry[2])]
+            expected = spans(pattern.search(text), pattern.groups)
+            assert (registers(found[0][1]) if found else None) == expected, (source, size, end)

@@ -1135,9 +1135,16 @@ export class Search {
     const out = [];
     const seen = new Map();
     let cut = false;
-    for (const entry of this.entries) {
+    const done = code.length - 1; // the MATCH a match found reached (every program ends with it)
+    const { entries } = this;
+    for (const entry of entries) {
       const pc = entry[0];
       if (pc < 0) {
+        const prior = seen.get(done);
+        if (prior === undefined) seen.set(done, [entry[2]]);
+        else if (prior.some((earlier) => subset(earlier, entry[2])))
+          continue; // a match before it holds wherever it would: it is never the one found
+        else prior.push(entry[2]);
         out.push(entry);
         if (entry[2].length === 0) {
           cut = true;
@@ -1146,13 +1153,15 @@ export class Search {
         continue;
       }
       const inst = code[pc];
-      if (inst[1](char) && this.add(out, seen, inst[2], entry[1], entry[2], next)) {
+      if (inst[1](char) && this.add(out, seen, inst[2], entry[1], entry[2], next, entries)) {
         cut = true;
         break;
       }
     }
     this.idle = out.length === 0 && !cut;
-    if (!cut && !this.anchored) this.add(out, seen, 0, new Array(this.program.slots).fill(null), NONE, next);
+    if (!cut && !this.anchored) {
+      this.add(out, seen, 0, new Array(this.program.slots).fill(null), NONE, next, entries);
+    }
     this.entries = out;
   }
 
@@ -1207,8 +1216,9 @@ export class Search {
   }
 
   /** Add the thread at `pc` and everything it reaches without reading, in priority order; true when it found a
-   * certain match (which cuts every thread after it). */
-  add(out, seen, pc, regs, conds, position) {
+   * certain match (which cuts every thread after it). `before`: the entries of the step that reads up to
+   * `position`. */
+  add(out, seen, pc, regs, conds, position, before = []) {
     const { code } = this;
     const stack = [[pc, regs, conds]];
     while (stack.length > 0) {
@@ -1251,7 +1261,12 @@ export class Search {
         default: {
           const verdict = inst[0] === ASSERT ? this.assertion(inst, position) : this.look(inst, pc, position);
           if (verdict === true) stack.push([inst[inst.length - 1], regs, conds]);
-          else if (verdict !== false) stack.push([inst[inst.length - 1], regs, [...conds, verdict]]);
+          else if (verdict !== false) {
+            const condition =
+              verdict instanceof Lookahead && verdict.search !== null ? this.alike(verdict, conds, before) : verdict;
+            this.pending.add(condition);
+            stack.push([inst[inst.length - 1], regs, conds.includes(condition) ? conds : [...conds, condition]]);
+          }
         }
       }
     }
@@ -1272,7 +1287,7 @@ export class Search {
       condition = new Dollar(this.buffer, at);
     } else if (kind === EOL) condition = new LineEnd(this.buffer, at);
     else condition = new AtEnd(this.buffer, at);
-    return this.undecided(condition);
+    return open(condition);
   }
 
   look(inst, pc, at) {
@@ -1284,7 +1299,28 @@ export class Search {
     if (condition === undefined) {
       condition = this.kept(new Lookahead(this.buffer, at, inst[1], inst[2], this.base), pc);
     }
-    return this.undecided(condition);
+    return open(condition);
+  }
+
+  /** A lookahead the thread (`conds`) or a thread before the step (`before`) holds that decides as `look` will, when
+   * there is one, else `look`: of the same program and sign, its search read to the same position holds the same
+   * threads with the same conditions (registers aside: a lookahead's captures are not read), so what follows decides
+   * both alike. So a thread that passes a lookahead on each turn of a loop (`(?:(?=\s*<)\s)*`) holds one condition,
+   * not one per position read while it is open, and the matches a lazy loop before one finds at each position
+   * (`.*?(?=\s*<)`) hold the same one, which keeps only the first (`step`): the search's cost per character stays
+   * bounded ([STREAM-6]). */
+  alike(look, conds, before) {
+    let threads = null;
+    for (const held of [conds, ...before.map((entry) => entry[2])]) {
+      for (const other of held) {
+        if (!(other instanceof Lookahead) || other === look) continue;
+        if (other.program !== look.program || other.negate !== look.negate || other.decide() !== null) continue;
+        if (threads === null) threads = look.search.entries;
+        const theirs = other.search.entries;
+        if (other.search.position === look.search.position && sameThreads(threads, theirs)) return other;
+      }
+    }
+    return look;
   }
 
   /** `look`, the lookahead of the instruction at `pc`, kept to be met again at its position (another thread reaching
@@ -1300,13 +1336,24 @@ export class Search {
     this.looks.set(`${pc}:${at}`, look);
     return look;
   }
+}
 
-  undecided(condition) {
-    const verdict = condition.decide();
-    if (verdict === null) {
-      this.pending.add(condition);
-      return condition;
-    }
-    return verdict;
-  }
+/** What `condition` says now: its verdict, or itself while the text does not decide it (`Search.add` makes it
+ * pending once a thread holds it). */
+function open(condition) {
+  const verdict = condition.decide();
+  return verdict === null ? condition : verdict;
+}
+
+/** Whether two lists of entries hold the same threads with the same conditions, registers aside (`Search.alike`). */
+function sameThreads(one, other) {
+  return (
+    one.length === other.length &&
+    one.every(
+      ([pc, , conds], index) =>
+        pc === other[index][0] &&
+        conds.length === other[index][2].length &&
+        conds.every((condition, k) => condition === other[index][2][k]),
+    )
+  );
 }

@@ -1348,21 +1348,30 @@ class Search:
         out: list[Entry] = []
         seen: dict[int, list[frozenset[Condition]]] = {}
         cut = False
-        for entry in self.entries:
+        done = len(code) - 1  # the MATCH a match found reached (every program ends with it)
+        entries = self.entries
+        for entry in entries:
             pc = entry[0]
             if pc < 0:
+                prior = seen.get(done)
+                if prior is None:
+                    seen[done] = [entry[2]]
+                elif any(earlier <= entry[2] for earlier in prior):
+                    continue  # a match before it holds wherever it would: it is never the one found
+                else:
+                    prior.append(entry[2])
                 out.append(entry)
                 if not entry[2]:
                     cut = True
                     break
                 continue
             inst = code[pc]
-            if inst[1](char) and self._add(out, seen, inst[2], entry[1], entry[2], index + 1):
+            if inst[1](char) and self._add(out, seen, inst[2], entry[1], entry[2], index + 1, entries):
                 cut = True
                 break
         self.idle = not out and not cut
         if not cut and not self.anchored:
-            self._add(out, seen, 0, (None,) * self.program.slots, NONE, index + 1)
+            self._add(out, seen, 0, (None,) * self.program.slots, NONE, index + 1, entries)
         self.entries = out
 
     def _fresh(self, position: int) -> list[Entry]:
@@ -1401,9 +1410,11 @@ class Search:
         regs: tuple[Any, ...],
         conds: frozenset[Condition],
         position: int,
+        before: list[Entry] | None = None,
     ) -> bool:
         """Add the thread at ``pc`` and everything it reaches without reading, in priority order; True when it
-        found a certain match (which cuts every thread after it)."""
+        found a certain match (which cuts every thread after it). ``before``: the entries of the step that reads
+        up to ``position``."""
         code = self.code
         stack = [(pc, regs, conds)]
         while stack:
@@ -1442,6 +1453,9 @@ class Search:
                 if verdict is True:
                     stack.append((inst[-1], regs, conds))
                 elif verdict is not False:
+                    if verdict.__class__ is Lookahead and verdict.search is not None:
+                        verdict = self._alike(verdict, conds, before)
+                    self.pending[verdict] = None
                     stack.append((inst[-1], regs, conds | {verdict}))
         return False
 
@@ -1464,7 +1478,7 @@ class Search:
             condition = LineEnd(self.buffer, at)
         else:
             condition = AtEnd(self.buffer, at)
-        return self._pending(condition)
+        return self._open(condition)
 
     def _look(self, inst: tuple[Any, ...], at: int) -> bool | Condition:
         program = inst[1]
@@ -1476,8 +1490,32 @@ class Search:
         self._far = self._far or (program.literals is None and program.single is None) or at < self.buffer.length
         condition = self._looks.get((id(program), at, inst[2]))
         if condition is None:
-            condition = self._kept(Lookahead(self.buffer, at, inst[1], inst[2], self.base))
-        return self._pending(condition)
+            condition = self._kept(Lookahead(self.buffer, at, program, inst[2], self.base))
+        return self._open(condition)
+
+    def _alike(self, look: Lookahead, conds: frozenset[Condition], before: list[Entry] | None) -> Lookahead:
+        """A lookahead the thread (``conds``) or a thread before the step (``before``) holds that decides as
+        ``look`` will, when there is one, else ``look``: of the same program and sign, its search read to the same
+        position holds the same threads with the same conditions (registers aside: a lookahead's captures are not
+        read), so what follows decides both alike. So a thread that passes a lookahead on each turn of a loop
+        (``(?:(?=\\s*<)\\s)*``) holds one condition, not one per position read while it is open, and the matches a
+        lazy loop before one finds at each position (``.*?(?=\\s*<)``) hold the same one, which keeps only the first
+        (``_step``): the search's cost per character stays bounded ([STREAM-6])."""
+        threads = None
+        for held in (conds, *[entry[2] for entry in before or ()]):
+            for other in held:
+                if other.__class__ is not Lookahead or other is look:
+                    continue
+                assert isinstance(other, Lookahead)
+                if other.program is look.program and other.negate == look.negate and other.decide() is None:
+                    assert other.search is not None and look.search is not None  # (a program that reads more)
+                    if threads is None:
+                        threads = [(pc, cs) for pc, _, cs in look.search.entries]
+                    if other.search.position == look.search.position and threads == [
+                        (pc, cs) for pc, _, cs in other.search.entries
+                    ]:
+                        return other
+        return look
 
     def _kept(self, look: Lookahead) -> Lookahead:
         """``look``, kept to be met again at its position (another thread reaching the same lookahead there)."""
@@ -1488,9 +1526,9 @@ class Search:
         self._looks[(id(look.program), at, look.negate)] = look
         return look
 
-    def _pending(self, condition: Condition) -> bool | Condition:
+    @staticmethod
+    def _open(condition: Condition) -> bool | Condition:
+        """What ``condition`` says now: its verdict, or itself while the text does not decide it (``_add`` makes
+        it pending once a thread holds it)."""
         verdict = condition.decide()
-        if verdict is None:
-            self.pending[condition] = None
-            return condition
-        return verdict
+        return condition if verdict is None else verdict
