@@ -312,3 +312,42 @@ def test_a_lookahead_open_over_a_run_of_text_is_held_once(source: str) -> None:
             found = [entry for entry in plain.entries if entry[0] < 0 and all(c.holds_at_end() for c in entry[2])]
             expected = spans(pattern.search(text), pattern.groups)
             assert (registers(found[0][1]) if found else None) == expected, (source, size, end)
+
+
+def test_a_step_a_literal_lookahead_reads_past_is_kept_by_the_text_it_read(monkeypatch: Any) -> None:
+    """At a ``<`` in HTML, the lookahead of a tempered dot (``(?!<tool_call>|</think>)``) reads past the next
+    character, so the step is not the kinds' (``Memo.steps``); it is kept by the characters it read
+    (``Memo.far``), which repeat: a second stream over the same kind of text takes the VM's own step at no ``<``,
+    and every feed gives the entries the VM gives. So do the other patterns with a literal lookahead or ``$``."""
+    sources = [
+        r"^\s*((?:(?!<tool_call>|</think>|<\|im_end\|>).)*?)\s*$",
+        r"<tool_call>\s*(.*?)\s*(?:</tool_call>|(?=<\|im_end\|>)|$)",
+        r"^(.*?)\s*$",
+    ]
+    text = '<div class="card"><p>Hello <b>there</b></p>\n<ul><li>one</li></ul></div> <too <|im <tool_call> {"a": 1}\n'
+    vm_steps = 0
+    real_step = Search._step
+
+    def counted(search: Search, char: str, index: int) -> None:
+        nonlocal vm_steps
+        vm_steps += search.memoize
+        real_step(search, char, index)
+
+    monkeypatch.setattr(Search, "_step", counted)
+    for source in sources:
+        program = compile_program(re.compile(source, re.DOTALL))
+        assert program is not None
+        stepped = []
+        for size in (4, 4, 3, 1):
+            vm_steps = 0
+            buffer = Buffer()
+            memo = Search(program, buffer, 0, 0)
+            plain = Search(program, buffer, 0, 0, memoize=False)
+            for at in range(0, len(text) * 3, size):
+                buffer.grow((text * 3)[at : at + size])
+                memo.advance()
+                plain.advance()
+                assert described(memo) == described(plain), (source, size, buffer.length)
+            stepped.append(vm_steps)
+        assert any(program.memos[anchored].far for anchored in (False, True)), source
+        assert stepped[1] <= 3, (source, stepped)  # (a feed's end may cut what a lookahead reads: a new text)

@@ -83,6 +83,14 @@ class Program:
         return test
 
     @cached_property
+    def reach(self) -> int:
+        """How many characters from the one a step reads its literal lookaheads and ``$`` may read (the one read,
+        then a literal lookahead's longest text, or a newline and the character after it): a step that read past
+        the next character is kept by the characters there (``Memo.far``)."""
+        longest: list[int] = [inst[1].longest for inst in self.code if inst[0] is LOOK and inst[1].literals is not None]
+        return max(3, 1 + max(longest, default=0))
+
+    @cached_property
     def starts(self) -> frozenset[str]:
         """The first characters of ``literals``: a literal lookahead at any other character is decided."""
         return frozenset(text[0] for text in self.literals or ())
@@ -771,16 +779,18 @@ class Memo:
     position, the name's *values* in the order the entries first hold them, which the search keeps beside the
     name. So a name holds no position: a steady stretch of text (a long content or thinking) repeats a few names,
     and so does each of many calls alike, and a step is a dictionary look-up and, when a register moved to an
-    older place, a new tuple of values. A step that reads past the next character is not kept; the first step of
-    a feed decides the conditions the last one left open. A condition made before the position read and still
-    open (a lookahead over a call's name, open until the name ends) is *held*: named by its kind and the place of
-    its position, carried by the steps as a register is (a step reads none of it), and looked at once a feed, before
-    its first step (``Search._held_decided``): when what arrived decides it, the entries are made and resolved, and
-    the search leaves the name. Before, every character read while one was open was a step the memo did not keep."""
+    older place, a new tuple of values. A step that reads past the next character where only a literal lookahead
+    or ``$`` reads (a tempered dot's ``(?!<tool_call>|</think>)`` at a ``<``: HTML, XML, code) is kept by the text
+    it read, up to ``Program.reach`` characters (``far``), which repeats as tags do; one that reads further (a
+    lookahead of a pattern) is not kept. The first step of a feed decides the conditions the last one left open.
+    A condition made before the position read and still open (a lookahead over a call's name, open until the name
+    ends) is *held*: named by its kind and the place of its position, carried by the steps as a register is (a step
+    reads none of it), and looked at once a feed, before its first step (``Search._held_decided``): when what
+    arrived decides it, the entries are made and resolved, and the search leaves the name."""
 
     LIMIT = 4096  # steps and names kept; past it the memo starts again (a program's memo stays a few megabytes)
 
-    __slots__ = ("_readers", "_started", "_starts", "chosen", "names", "runs", "steps")
+    __slots__ = ("_readers", "_started", "_starts", "chosen", "far", "names", "runs", "steps")
 
     def __init__(self) -> None:
         self._started: tuple[Any, ...] | None = None  # the name of a fresh start's entries
@@ -790,6 +800,9 @@ class Memo:
         self.chosen: dict[int, tuple[Any, ...]] = {}  # id(name) -> (name, how many candidates, more)
         # (id(name), kind, next kind) -> (that name, the next name, idle, where the next values come from or None)
         self.steps: dict[tuple[int, int, int], tuple[Any, ...]] = {}
+        # (id(name), the text from the character read, ``Program.reach`` long or to the end) -> as ``steps``: a step
+        # that read past the next character only where a literal lookahead or ``$`` reads, kept by what it read
+        self.far: dict[tuple[int, str], tuple[Any, ...]] = {}
         # (id(name), idle, the kinds of a feed's text as ``Program.kind_chars`` writes them) -> (that name, the name
         # its steps reach, where its values come from or None when each stays, idle there): a feed's steps at once
         # (``Search._loops``)
@@ -847,11 +860,18 @@ class Memo:
     def learn(
         self, key: tuple[int, int, int], name: tuple[Any, ...], values: tuple[int, ...], search: Search, position: int
     ) -> tuple[tuple[Any, ...], tuple[int, ...]] | None:
-        """Keep the step ``search`` just took from ``name`` (with ``values``) to ``position``; the name it reached
-        and its values (None when the step read too far). A step only copies registers and sets them to
-        ``position``, so an older position was a value of ``name`` or the one before the position read."""
+        """Keep the step ``search`` just took from ``name`` (with ``values``) to ``position``, under ``key`` (the
+        kinds it read), or, when it read past the next character, under the text it read (``far``); the name it
+        reached and its values (None when the step read further than a literal lookahead does). A step only copies
+        registers and sets them to ``position``, so an older position was a value of ``name`` or the one before
+        the position read."""
+        table: dict[Any, tuple[Any, ...]] = self.steps
+        kept: tuple[Any, ...] = key
         if search._far:
-            return None
+            if search._reach:
+                return None
+            table = self.far
+            kept = (id(name), search.buffer.slice(position - 1, position - 1 + search.program.reach))
         older = position - 2
         was = {value: index for index, value in enumerate(values)}
         named, numbers, places = _naming(search.entries, position)
@@ -860,14 +880,14 @@ class Memo:
         reached = _name(named, templates)
         reached = self.names.setdefault(reached, reached)
         sources = tuple(-1 if r == older else was[r] for r in places)  # per value reached: where it was, -1 ``older``
-        self.steps[key] = (name, reached, search.idle, None if sources == tuple(range(len(values))) else sources)
+        table[kept] = (name, reached, search.idle, None if sources == tuple(range(len(values))) else sources)
         return reached, tuple(places)
 
     def _room(self) -> None:
         """Start again when ``LIMIT`` steps or names are kept (a search holding an older name finds no step for it)."""
-        if len(self.steps) >= self.LIMIT or len(self.names) >= self.LIMIT:
+        if len(self.steps) + len(self.far) >= self.LIMIT or len(self.names) >= self.LIMIT:
             self.steps, self.names, self.chosen, self._readers, self._started = {}, {}, {}, {}, None
-            self.runs, self._starts = {}, {}
+            self.runs, self._starts, self.far = {}, {}, {}
 
 
 def _naming(entries: list[Entry], position: int) -> tuple[tuple[Any, ...], dict[Condition, int], dict[int, int]]:
@@ -958,6 +978,7 @@ class Search:
         "_far",
         "_lazy",
         "_looks",
+        "_reach",
         "_shaped",
         "anchored",
         "base",
@@ -992,7 +1013,8 @@ class Search:
         self.pending: dict[Condition, None] = {}  # an ordered set
         self._looks: dict[tuple[int, int, bool], Condition] = {}
         self.memoize = memoize  # take the steps ``Memo`` knows instead of running them
-        self._far = False  # the step read past the next character: ``Memo`` does not keep it
+        self._far = False  # the step read past the next character: ``Memo`` keeps it by what it read (``Memo.far``)
+        self._reach = False  # and past where a literal lookahead reads: ``Memo`` does not keep it
         self.named: tuple[Any, ...] | None = None  # the ``Memo`` name of ``entries`` (conditions ``pending`` once made)
         self.values: tuple[int, ...] = ()  # the positions at the name's older places
         self._lazy: tuple[Any, ...] | None = None  # (name, values, position) of entries not made yet (``entries``)
@@ -1119,6 +1141,8 @@ class Search:
                 if state is not None:
                     key = (id(state), kinds[char], kinds[text[index + 1 - offset]] if index + 1 < end else -1)
                     step = memo.steps.get(key)
+                    if (step is None or step[0] is not state) and memo.far:
+                        step = memo.far.get((id(state), self.buffer.slice(index, index + self.program.reach)))
                     if step is not None and step[0] is state:  # (the id may be of a state forgotten since)
                         if state[1]:
                             self.pending.clear()  # they were the conditions of ``state``'s entries only
@@ -1129,7 +1153,7 @@ class Search:
                     else:
                         if stale:
                             self.entries, stale = self._named(state, values, index), False
-                        self._far = False
+                        self._far = self._reach = False
                         if state[1]:  # the conditions the last feed left open are decided by this character, but
                             # those held (made before ``index``), which the feed's first step found open
                             self._make_entries()
@@ -1278,12 +1302,16 @@ class Search:
         if known is not None and known[0] is named:
             named, sources, idle = known[1], known[2], known[3]
         else:
-            steps, kinds, last = memo.steps, self.program.kinds, len(text) - 1
+            steps, far, kinds, last = memo.steps, memo.far, self.program.kinds, len(text) - 1
             waits = self.program.first is not None  # a search that becomes idle skips to the next start instead
             stays = tuple(range(len(self.values)))
             moved = stays
+            read = False  # a step kept by the characters it read (``Memo.far``): the run is not the kinds'
             for index, char in enumerate(text):
                 step = steps.get((id(named), kinds[char], kinds[text[index + 1]] if index < last else -1))
+                if (step is None or step[0] is not named) and far:
+                    at = offset + index
+                    step, read = far.get((id(named), self.buffer.slice(at, at + self.program.reach))), True
                 if step is None or step[0] is not named or (waits and step[2]):
                     return False
                 named, idle = step[1], step[2]
@@ -1294,7 +1322,8 @@ class Search:
             sources = None if moved == stays else moved  # None: each value stays
             if len(memo.runs) >= memo.LIMIT:
                 memo.runs = {}
-            memo.runs[run] = (self.named, named, sources, idle)
+            if not read:
+                memo.runs[run] = (self.named, named, sources, idle)
         self.position, self.idle = end, idle
         self.pending.clear()  # the conditions of the name's entries, made anew at ``end`` when they are read
         self.named = named
@@ -1486,8 +1515,12 @@ class Search:
             return bool(inst[2])  # no literal starts here: (?=...) fails and (?!...) holds, whatever follows
         if program.single is not None and at < self.buffer.length:
             return bool(program.single(self.buffer.char(at))) != bool(inst[2])  # read there alone (``Program.kinds``)
-        # a step that makes one reading past the next character is not the memo's
-        self._far = self._far or (program.literals is None and program.single is None) or at < self.buffer.length
+        # a step that makes one reading past the next character is kept by what it read, or not at all when it reads
+        # past ``Program.reach``
+        if program.literals is None and program.single is None:
+            self._far = self._reach = True
+        elif at < self.buffer.length:
+            self._far = True
         condition = self._looks.get((id(program), at, inst[2]))
         if condition is None:
             condition = self._kept(Lookahead(self.buffer, at, program, inst[2], self.base))
