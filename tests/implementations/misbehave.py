@@ -1,9 +1,10 @@
 """A real protocol-v1 implementation that misbehaves on purpose, for the harness tests.
 
-    python misbehave.py MODE [TRIGGER]
+    python misbehave.py MODE [TRIGGER [TAG]]
 
 It answers like the reference, except that MODE happens when a test id contains TRIGGER (or always, for
-modes that need no trigger)."""
+modes that need no trigger). TAG is not read: it marks the command line of the process and of what it forks,
+so that a test finds its own processes."""
 
 from __future__ import annotations
 
