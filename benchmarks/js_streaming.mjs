@@ -1,10 +1,10 @@
 // benchmarks/streaming.py --js: the JavaScript implementation's stream measured as the reference's is.
 // Reads {families: {name: {schema, outputs: [[prefix, text], ...]}}, cost: {schema, texts: {size: text}}, arguments:
-// {schema, texts}, calls: {schema, texts}, long: {family: {schema, text}}} on stdin; writes {lag: {family: {kind:
-// {mean, max}}}, cost: {size: {us_per_char_1, us_per_char_4}}, arguments_cost and calls_cost: {size: {us_per_char_4}},
-// families_cost: {family: us}}. Lag as streaming.py
-// defines it: a character of content, thinking or the arguments' JSON text at position p, sent once n characters
-// had arrived, lags n - (p + 1); a call's name from its last character to its `end`.
+// {schema, texts}, calls: {schema, texts}, long: {family: {schema, text}}, contents: {family: {schema, texts: {kind:
+// text}}}} on stdin; writes {lag: {family: {kind: {mean, max}}}, cost: {size: {us_per_char_1, us_per_char_4}},
+// arguments_cost and calls_cost: {size: {us_per_char_4}}, families_cost: {family: us}, contents_cost: {family: {kind:
+// us}}}. Lag as streaming.py defines it: a character of content, thinking or the arguments' JSON text at position p,
+// sent once n characters had arrived, lags n - (p + 1); a call's name from its last character to its `end`.
 import { readFileSync } from "node:fs";
 import { ParseError, compile } from "../js/src/index.js";
 
@@ -131,6 +131,22 @@ for (const [family, { schema, text }] of Object.entries(input.long)) {
   const rows = [0, 1, 2, 3].map(() => costs({ schema, texts: { text } }, [4]).text.us_per_char_4).slice(1);
   familiesCost[family] = rows.sort((a, b) => a - b)[1];
 }
+// every family's outputs of 4 KB of each kind of content: the median of three streams after a first one
+const contentsCost = {};
+for (const [family, { schema, texts }] of Object.entries(input.contents)) {
+  contentsCost[family] = {};
+  for (const [kind, text] of Object.entries(texts)) {
+    const rows = [0, 1, 2, 3].map(() => costs({ schema, texts: { text } }, [4]).text.us_per_char_4).slice(1);
+    contentsCost[family][kind] = rows.sort((a, b) => a - b)[1];
+  }
+}
 process.stdout.write(
-  JSON.stringify({ lag, cost, arguments_cost: argumentsCost, calls_cost: callsCost, families_cost: familiesCost }),
+  JSON.stringify({
+    lag,
+    cost,
+    arguments_cost: argumentsCost,
+    calls_cost: callsCost,
+    families_cost: familiesCost,
+    contents_cost: contentsCost,
+  }),
 );

@@ -154,6 +154,35 @@ def family_output(family: Any, size: int = 10_000) -> str:
     return family.render(thinking=thinking, content=part, calls=(("write_file", {"path": "notes.md", "text": part}),))
 
 
+CONTENTS = {  # kinds of content a model writes, each a unit repeated: the markers' first characters in them vary
+    "prose": "Checking the forecast for the coast, then the hills. ",
+    "HTML": '<div class="card"><p>Hello <b>there</b></p><ul><li>one</li><li>two</li></ul></div>\n',
+    "Markdown": "| city | days |\n|---|---|\n| [Paris](https://example.com) | `2` |\n\n```python\nprint([1, 2])\n```\n",
+    "code": "def forecast(city):\n" + " " * 60 + "return fetch(city)\n",
+}
+
+
+def content_output(family: Any, kind: str, size: int = 4_000) -> str:
+    """An output of a family whose content is ``size`` characters of one kind (``CONTENTS``), then one call."""
+    unit = CONTENTS[kind]
+    body = (unit * (size // len(unit) + 1))[:size]
+    return family.render(content=body, calls=(("get_weather", {"city": "Paris"}),))
+
+
+def bench_contents(chunk: int = 4) -> dict[str, dict[str, float]]:
+    """Microseconds per character of each family's outputs of 4 KB of each kind of content (``content_output``)
+    streamed ``chunk`` characters at a time, the median of three streams (after one that fills the memos)."""
+    rows: dict[str, dict[str, float]] = {}
+    for family in FAMILIES:
+        parser = rs.compile(rs.schemas.load(family.name))
+        rows[family.name] = {}
+        for kind in CONTENTS:
+            text = content_output(family, kind)
+            streamed(parser, text, chunk)
+            rows[family.name][kind] = statistics.median(streamed(parser, text, chunk) for _ in range(3))
+    return rows
+
+
 def bench_families(chunk: int = 4) -> dict[str, float]:
     """Microseconds per character of each family's long output (``family_output``) streamed ``chunk`` characters
     at a time, the median of three streams (after one that fills the memo of the schema's patterns)."""
@@ -223,7 +252,21 @@ def bench_js(sizes: list[int]) -> dict[str, Any]:
     calls = {"schema": rs.schemas.load("kimi-k2"), "texts": {str(size): scaled_calls(size) for size in sizes}}
     script = Path(__file__).parent / "js_streaming.mjs"
     long = {family.name: {"schema": rs.schemas.load(family.name), "text": family_output(family)} for family in FAMILIES}
-    request = {"families": families, "cost": cost, "arguments": arguments, "calls": calls, "long": long}
+    contents = {
+        family.name: {
+            "schema": rs.schemas.load(family.name),
+            "texts": {kind: content_output(family, kind) for kind in CONTENTS},
+        }
+        for family in FAMILIES
+    }
+    request = {
+        "families": families,
+        "cost": cost,
+        "arguments": arguments,
+        "calls": calls,
+        "long": long,
+        "contents": contents,
+    }
     done = subprocess.run(["node", str(script)], input=json.dumps(request), capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"benchmarks/js_streaming.mjs failed: {done.stderr.strip()}")
@@ -266,6 +309,14 @@ def main() -> None:
             f"| {name} | {us:.1f} |"
             + (f" {js['families_cost'][name]:.1f} ({js['families_cost'][name] / us:.2f}x) |" if js else "")
         )
+    contents = bench_contents()
+    print("\nEvery family, 4 KB of content of each kind (`CONTENTS`) and one call, 4-character chunks, µs per char")
+    print("(reference" + (" · JavaScript" if js else "") + ")\n")
+    print("| family | " + " | ".join(CONTENTS) + " |")
+    print("|---|" + "---:|" * len(CONTENTS))
+    for name, row in contents.items():
+        cells = [f"{row[kind]:.1f}" + (f" · {js['contents_cost'][name][kind]:.1f}" if js else "") for kind in CONTENTS]
+        print(f"| {name} | " + " | ".join(cells) + " |")
     if args.json:
         results = {
             "lag": lag,
@@ -273,6 +324,7 @@ def main() -> None:
             "arguments_cost": arguments,
             "calls_cost": calls,
             "families_cost": families,
+            "contents_cost": contents,
         }
         results |= {"js": js} if js else {}
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

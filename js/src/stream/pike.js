@@ -443,7 +443,18 @@ function makeProgram(code, slots, anchored, literalTexts, names) {
     first: first(code),
     memos: [new Memo(), new Memo()], // the steps its searches learned, by whether they are anchored
     kinds: null, // characters by kind (`kindsOf`)
+    // UTF-16 units from the one a step reads that its literal lookaheads and `$` may read (the character read, then
+    // a literal lookahead's longest text, or a newline and the character after it): `Memo.far`
+    reach: Math.max(
+      5,
+      ...code.filter((inst) => inst[0] === LOOK && inst[1].literals !== null).map((inst) => 2 + longestOf(inst[1])),
+    ),
   };
+}
+
+/** The length of a literal program's longest text. */
+function longestOf(program) {
+  return Math.max(...program.literals.map((text) => text.length));
 }
 
 /** The program of a pattern of the dialect, or null when it is opaque. */
@@ -665,13 +676,16 @@ function templateOf(condition) {
  * *place*: 0 the position read, 1 the one before it, 2 on an older position, the name's *values* in the order the
  * entries first hold them, which the search keeps beside the name. So a name holds no position: a steady stretch
  * of text repeats a few names, and so does each of many calls alike, and a step is a look-up and, when a register
- * moved to an older place, a new array of values. A step that reads past the next character is not kept; the first
- * step of a feed decides the conditions the last one left open.
+ * moved to an older place, a new array of values. A step that reads past the next character where only a literal
+ * lookahead or `$` reads (a tempered dot's `(?!<tool_call>|</think>)` at a `<`: HTML, XML, code) is kept by the text
+ * it read, up to the program's `reach` (`far`), which repeats as tags do; one that reads further is not kept. The
+ * first step of a feed decides the conditions the last one left open.
  */
 class Memo {
   constructor() {
     this.names = new Map(); // by their text, each once
     this.steps = new Map(); // (name id, kind, next kind) as a number -> {to, idle, sources}
+    this.far = new Map(); // `${name id}:${the text from the character read, reach long or to the end}` -> as `steps`
     this.count = 0; // names ever made: an id is never given twice
   }
 
@@ -684,6 +698,7 @@ class Memo {
       if (this.names.size >= MEMO_LIMIT) {
         this.names = new Map();
         this.steps = new Map();
+        this.far = new Map();
       }
       name = { id: this.count++, entries, templates, chosen: null, matches: null }; // matches: analysis.js
       this.names.set(text, name);
@@ -702,11 +717,17 @@ class Memo {
     return [this.intern(named, []), [...places.keys()]];
   }
 
-  /** Keep the step `search` just took from `old` (a name with `values`) to `position` under `key`; the name it
-   * reached and its values (null when the step read too far). A step only copies registers and sets them to
-   * `position`, so an older position was one of `values`, or `old`, or the one before `old`. */
-  learn(key, search, values, old, position) {
-    if (search.far) return null;
+  /** Keep the step `search` just took from `old` (a name with `values`) to `position` under `key` (the kinds it
+   * read), or, when it read past the next character, under the text it read (`far`); the name it reached and its
+   * values (null when the step read further than a literal lookahead does). A step only copies registers and sets
+   * them to `position`, so an older position was one of `values`, or `old`, or the one before `old`. */
+  learn(key, search, values, old, position, name) {
+    let table = this.steps;
+    if (search.far) {
+      if (search.reach) return null;
+      table = this.far;
+      key = `${name.id}:${search.buffer.slice(old, Math.min(search.buffer.length, old + search.program.reach))}`;
+    }
     const was = new Map(values.map((value, index) => [value, index]));
     const places = new Map();
     const numbers = new Map();
@@ -723,7 +744,8 @@ class Memo {
     const sources = reachedValues.map((r) => (r === old ? -1 : r === old - 1 ? -2 : was.get(r)));
     const same = sources.length === values.length && sources.every((source, index) => source === index);
     const reached = this.intern(named, [...numbers.keys()].map(templateOf));
-    this.steps.set(key, { to: reached, idle: search.idle, sources: same ? null : sources });
+    if (table === this.far && table.size >= MEMO_LIMIT) table.clear(); // (names and their steps: `intern`)
+    table.set(key, { to: reached, idle: search.idle, sources: same ? null : sources });
     return [reached, reachedValues];
   }
 }
@@ -909,7 +931,7 @@ class Lookahead extends Condition {
     this.program = program;
     this.negate = negate;
     this.search = program.literals !== null ? null : new Search(program, buffer, base, position, true);
-    this.longest = program.literals === null ? 0 : Math.max(...program.literals.map((text) => text.length));
+    this.longest = program.literals === null ? 0 : longestOf(program);
   }
 
   decide() {
@@ -970,7 +992,8 @@ export class Search {
     this.pending = new Set();
     this.looks = new Map();
     this.memoize = memoize; // take the steps `Memo` knows instead of running them
-    this.far = false; // the step read past the next character: `Memo` does not keep it
+    this.far = false; // the step read past the next character: `Memo` keeps it by what it read (`Memo.far`)
+    this.reach = false; // and past where a literal lookahead reads: `Memo` does not keep it
     this.named = null; // the `Memo` name of `entries` (its conditions `pending` once made)
     this.values = []; // the positions at the name's older places
     this.entries = this.fresh(start);
@@ -1075,7 +1098,11 @@ export class Search {
           const nextKind = next < buffer.length ? kinds(buffer.char(next)) : -1;
           const key =
             kind < KINDS_LIMIT && nextKind < KINDS_LIMIT ? (state.id * 1024 + kind) * 1024 + nextKind + 1 : -1;
-          const step = memo.steps.get(key);
+          let step = memo.steps.get(key);
+          if (step === undefined && memo.far.size > 0) {
+            const read = buffer.slice(index, Math.min(buffer.length, index + this.program.reach));
+            step = memo.far.get(`${state.id}:${read}`);
+          }
           if (step !== undefined) {
             if (state.templates.length > 0) this.pending.clear(); // they were the conditions of its entries only
             state = step.to;
@@ -1091,7 +1118,7 @@ export class Search {
               this.entries = this.materialize(state, values, index);
               stale = false;
             }
-            this.far = key < 0;
+            this.far = this.reach = key < 0;
             if (state.templates.length > 0) {
               // the conditions the last feed left open are decided by this character
               this.makeEntries();
@@ -1100,10 +1127,10 @@ export class Search {
                 if (condition instanceof Lookahead && condition.program.starts.has(first)) this.far = true;
               }
               this.resolve();
-              if (this.pending.size > 0) this.far = true;
+              if (this.pending.size > 0) this.far = this.reach = true; // a name holds no condition made before
             }
             this.step(char, next);
-            const learned = memo.learn(key, this, values, index, next);
+            const learned = memo.learn(key, this, values, index, next, state);
             [state, values] = learned === null ? [null, []] : learned;
           }
           index = next;
@@ -1294,7 +1321,9 @@ export class Search {
     const { starts } = inst[1];
     // no literal starts here: (?=...) fails and (?!...) holds, whatever follows
     if (starts !== null && at < this.buffer.length && !starts.has(this.buffer.unit(at))) return inst[2];
-    if (starts === null || at < this.buffer.length) this.far = true; // it reads past the next character
+    // it reads past the next character: kept by what it read (`Memo.far`), or not at all past the program's reach
+    if (starts === null) this.far = this.reach = true;
+    else if (at < this.buffer.length) this.far = true;
     let condition = this.looks.get(`${pc}:${at}`);
     if (condition === undefined) {
       condition = this.kept(new Lookahead(this.buffer, at, inst[1], inst[2], this.base), pc);

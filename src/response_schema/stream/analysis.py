@@ -1338,6 +1338,14 @@ class Replacing:
             begins.append([(self.done, buffer.length)])  # no match, or one that starts later: the text so far
         if not begins:
             return ""
+        spans = [span for parts in begins if (span := _span(parts)) is not None]
+        if len(spans) == len(begins):  # each one span of the input (text kept by ``\1``, or none replaced yet)
+            stop = min([end - begin for begin, end in spans])
+            if stop <= skip:
+                return ""
+            start = spans[0][0]
+            if all([begin == start for begin, _ in spans]):
+                return buffer.slice(start + skip, start + stop)  # the same text, read once
         stop = min(sum(map(_size, parts)) for parts in begins)
         if stop <= skip:
             return ""
@@ -1383,6 +1391,24 @@ class Replacing:
 def _size(part: str | tuple[int, int]) -> int:
     """The length of a part: a literal text, or a span of the buffer."""
     return len(part) if isinstance(part, str) else part[1] - part[0]
+
+
+def _span(parts: list[str | tuple[int, int]]) -> tuple[int, int] | None:
+    """The text the parts make as one span of the buffer, when they are spans that follow each other (empty ones
+    aside; ``(-1, -1)`` when all are); None when a literal text or a gap is among them."""
+    start = end = -1
+    for part in parts:
+        if isinstance(part, str):
+            return None
+        if part[0] == part[1]:
+            continue
+        if end < 0:
+            start, end = part
+        elif part[0] == end:
+            end = part[1]
+        else:
+            return None
+    return start, end
 
 
 def _read(parts: list[str | tuple[int, int]], buffer: Buffer, start: int, stop: int) -> str:
