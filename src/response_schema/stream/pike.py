@@ -803,10 +803,10 @@ class Memo:
         # (id(name), the text from the character read, ``Program.reach`` long or to the end) -> as ``steps``: a step
         # that read past the next character only where a literal lookahead or ``$`` reads, kept by what it read
         self.far: dict[tuple[int, str], tuple[Any, ...]] = {}
-        # (id(name), idle, the kinds of a feed's text as ``Program.kind_chars`` writes them) -> (that name, the name
-        # its steps reach, where its values come from or None when each stays, idle there): a feed's steps at once
-        # (``Search._loops``)
-        self.runs: dict[tuple[int, bool, str], tuple[Any, ...]] = {}
+        # (id(name), idle, the kinds of a feed's text as ``Program.kind_chars`` writes them, or the text and None
+        # when a step was ``far``) -> (that name, the name its steps reach, where its values come from or None when
+        # each stays, idle there): a feed's steps at once (``Search._loops``)
+        self.runs: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
     def name(self, entries: list[Entry], position: int) -> tuple[tuple[Any, ...], tuple[int, ...]] | None:
         """The name of ``entries`` at ``position`` and its values; None when a thread holds a condition made at
@@ -1290,14 +1290,17 @@ class Search:
         """Read the text from ``offset`` to ``end`` when each of its characters is a step the ``Memo`` knows from
         the search's name (a steady stretch of text: a long content or thinking, where a name after a space and one
         after a word take turns); False, having read nothing, when one is not. The steps over a feed's text are
-        kept by the kinds of its characters (``Memo.runs``), with where each value they end with comes from: a
-        value the search held (its index), or a position in the text (``_moved``)."""
+        kept by the kinds of its characters (``Memo.runs``), or by the text itself when a step is kept by what it
+        read (``Memo.far``), with where each value they end with comes from: a value the search held (its index),
+        or a position in the text (``_moved``)."""
         named = self.named
         if not self.memoize:
             return False
         memo, idle, text = self.program.memos[self.anchored], self.idle, self.buffer.slice(offset, end)
-        run = (id(named), idle, text.translate(self.program.kind_chars))
+        run: tuple[Any, ...] = (id(named), idle, text.translate(self.program.kind_chars))
         known = memo.runs.get(run)
+        if (known is None or known[0] is not named) and memo.far:  # a run with a step kept by what it read (``far``)
+            known = memo.runs.get((id(named), idle, text, None))  # is kept by the text, which ends with the buffer
         sources: tuple[int, ...] | None
         if known is not None and known[0] is named:
             named, sources, idle = known[1], known[2], known[3]
@@ -1322,8 +1325,7 @@ class Search:
             sources = None if moved == stays else moved  # None: each value stays
             if len(memo.runs) >= memo.LIMIT:
                 memo.runs = {}
-            if not read:
-                memo.runs[run] = (self.named, named, sources, idle)
+            memo.runs[(run[0], run[1], text, None) if read else run] = (self.named, named, sources, idle)
         self.position, self.idle = end, idle
         self.pending.clear()  # the conditions of the name's entries, made anew at ``end`` when they are read
         self.named = named
