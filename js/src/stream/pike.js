@@ -726,7 +726,7 @@ class Memo {
     if (search.far) {
       if (search.reach) return null;
       table = this.far;
-      key = `${name.id}:${search.buffer.slice(old, Math.min(search.buffer.length, old + search.program.reach))}`;
+      key = farKey(name, search.buffer, old, search.program);
     }
     const was = new Map(values.map((value, index) => [value, index]));
     const places = new Map();
@@ -748,6 +748,12 @@ class Memo {
     table.set(key, { to: reached, idle: search.idle, sources: same ? null : sources });
     return [reached, reachedValues];
   }
+}
+
+/** The key in `Memo.far` of a step from `name` that reads the character at `at`: the name, and the text from there,
+ * the program's `reach` long or to the end of the buffer (where it ends decides too). */
+function farKey(name, buffer, at, program) {
+  return `${name.id}:${buffer.slice(at, Math.min(buffer.length, at + program.reach))}`;
 }
 
 /** A register's place at `position` (`Memo`): 0 there, 1 the one before, 2 on an older one (added to `places`). */
@@ -1099,10 +1105,7 @@ export class Search {
           const key =
             kind < KINDS_LIMIT && nextKind < KINDS_LIMIT ? (state.id * 1024 + kind) * 1024 + nextKind + 1 : -1;
           let step = memo.steps.get(key);
-          if (step === undefined && memo.far.size > 0) {
-            const read = buffer.slice(index, Math.min(buffer.length, index + this.program.reach));
-            step = memo.far.get(`${state.id}:${read}`);
-          }
+          if (step === undefined && memo.far.size > 0) step = memo.far.get(farKey(state, buffer, index, this.program));
           if (step !== undefined) {
             if (state.templates.length > 0) this.pending.clear(); // they were the conditions of its entries only
             state = step.to;

@@ -871,7 +871,7 @@ class Memo:
             if search._reach:
                 return None
             table = self.far
-            kept = (id(name), search.buffer.slice(position - 1, position - 1 + search.program.reach))
+            kept = far_key(name, search.buffer, position - 1, search.program)
         older = position - 2
         was = {value: index for index, value in enumerate(values)}
         named, numbers, places = _naming(search.entries, position)
@@ -888,6 +888,12 @@ class Memo:
         if len(self.steps) + len(self.far) >= self.LIMIT or len(self.names) >= self.LIMIT:
             self.steps, self.names, self.chosen, self._readers, self._started = {}, {}, {}, {}, None
             self.runs, self._starts, self.far = {}, {}, {}
+
+
+def far_key(name: object, buffer: Buffer, at: int, program: Program) -> tuple[int, str]:
+    """The key in ``Memo.far`` of a step from ``name`` that reads the character at ``at``: the name, and the text
+    from there, ``Program.reach`` characters long or to the end of the buffer (where it ends decides too)."""
+    return (id(name), buffer.slice(at, at + program.reach))
 
 
 def _naming(entries: list[Entry], position: int) -> tuple[tuple[Any, ...], dict[Condition, int], dict[int, int]]:
@@ -1142,7 +1148,7 @@ class Search:
                     key = (id(state), kinds[char], kinds[text[index + 1 - offset]] if index + 1 < end else -1)
                     step = memo.steps.get(key)
                     if (step is None or step[0] is not state) and memo.far:
-                        step = memo.far.get((id(state), self.buffer.slice(index, index + self.program.reach)))
+                        step = memo.far.get(far_key(state, self.buffer, index, self.program))
                     if step is not None and step[0] is state:  # (the id may be of a state forgotten since)
                         if state[1]:
                             self.pending.clear()  # they were the conditions of ``state``'s entries only
@@ -1313,8 +1319,7 @@ class Search:
             for index, char in enumerate(text):
                 step = steps.get((id(named), kinds[char], kinds[text[index + 1]] if index < last else -1))
                 if (step is None or step[0] is not named) and far:
-                    at = offset + index
-                    step, read = far.get((id(named), self.buffer.slice(at, at + self.program.reach))), True
+                    step, read = far.get(far_key(named, self.buffer, offset + index, self.program)), True
                 if step is None or step[0] is not named or (waits and step[2]):
                     return False
                 named, idle = step[1], step[2]
