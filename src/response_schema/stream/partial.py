@@ -168,7 +168,7 @@ def meet(first: Any, second: Any) -> Any:
             and ((first.buffer, first.base) == (second.buffer, second.base))
         ):  # spans of one text: the shorter
             return first if first.length <= second.length else second
-        return OpenText(common_prefix(text_of(first), text_of(second)))
+        return OpenText(common_text(first, second))
     if isinstance(first, dict) and isinstance(second, dict):
         if complete(first) and complete(second) and json_equal(first, second):
             return first
@@ -335,6 +335,29 @@ def sent_value(sent: Any) -> Any:
 
 def text_of(value: str | OpenText) -> str:
     return value.text if isinstance(value, OpenText) else value
+
+
+def common_text(first: str | OpenText, second: str | OpenText) -> str:
+    """The common prefix of two texts. What the prefix depends on is read of an open text (``OpenText._seen``): up
+    to the first character that differs from the other text, or to the end of the shorter. So a call's name met
+    with another that differs from its first character (``function``, when ``(?:function<sep>)?`` may be left
+    out) is not read to the end of the output, and a feed that only makes the name longer may be steady."""
+    size = min(_length(first), _length(second))
+    common = common_prefix(_head(first, size), _head(second, size))
+    read = min(len(common) + 1, size)
+    for text in (first, second):
+        if isinstance(text, OpenText):
+            text._seen(read)
+    return common
+
+
+def _length(text: str | OpenText) -> int:
+    return text.length if isinstance(text, OpenText) else len(text)
+
+
+def _head(text: str | OpenText, size: int) -> str:
+    """The first ``size`` characters of a text, not counted as read (``common_text`` says what was)."""
+    return text._slice(0, size) if isinstance(text, OpenText) else text[:size]
 
 
 def complete(value: Any) -> bool:
