@@ -1039,26 +1039,17 @@ def test_short_calls_send_without_running_at_each_feed() -> None:  # [STREAM-6]
             assert runs <= feeds // 2, (family.name, runs, feeds)
 
 
-def test_a_lookahead_still_open_does_not_run_at_each_feed() -> None:  # [STREAM-6]
-    """Kimi K2's and Gemma 4's call iterators begin with a lookahead over the call's name (``(?=\\s*(?:functions\\.)?
-    [\\w.\\-]+:\\d+)`` in Kimi K2), open until the name ends. Made at an older position, it was a shape no feed
-    could repeat, so every feed of a long name ran the analysis (98 of 111 feeds in Kimi K2, 79 of 87 in Gemma 4).
-    Still undecided, it is its position and what its search holds (``Search._shape``): the feeds inside the
-    name are steady."""
-    name = "get_the_weather_for_the_coast_and_the_hills_" * 6 + "now"
-    for family in FAMILIES:
-        if family.name in ("kimi-k2", "gemma4"):
-            text = family.render(thinking=None, content="Let me look that up.", calls=((name, {"city": "Paris"}),))
-            runs, feeds = _runs(family, "", family.prefill or "", text)
-            assert runs <= feeds // 3, (family.name, runs, feeds)
-
-
-def test_two_texts_met_are_read_up_to_where_they_differ() -> None:  # [STREAM-6]
-    """DeepSeek's name regex may leave out its ``function`` and its separator, so a name still open is met with the name
-    ``function`` (``partial.meet``). The two differ at their first character, but their common prefix was found by
-    reading the open name whole, to the end of the output: no run was steady, and every feed of a long name ran the
-    analysis (82 and 85 of 108 feeds in DeepSeek V3 and R1). Only what decides the prefix is read now
-    (``common_text``): the first characters, to the first that differs."""
+def test_a_long_call_name_does_not_run_at_each_feed() -> None:  # [STREAM-6]
+    """The feeds inside a long call name are steady, in every format. Two causes made each of them run the analysis:
+    - Kimi K2's and Gemma 4's call iterators begin with a lookahead over the call's name (``(?=\\s*(?:functions\\.)?
+      [\\w.\\-]+:\\d+)`` in Kimi K2), open until the name ends. Made at an older position, it was a shape no feed
+      could repeat (98 of 111 feeds ran in Kimi K2, 79 of 87 in Gemma 4). Still undecided, it is its position and
+      what its search holds (``Search._shape``).
+    - DeepSeek's name regex may leave out its ``function`` and its separator, so a name still open is met with the
+      name ``function`` (``partial.meet``). The two differ at their first character, but their common prefix was
+      found by reading the open name whole, to the end of the output: no run was steady (82 and 85 of 108 feeds ran
+      in DeepSeek V3 and R1). Only what decides the prefix is read now (``common_text``): the first characters, to
+      the first that differs."""
     name = "get_the_weather_for_the_coast_and_the_hills_" * 6 + "now"
     for family in FAMILIES:
         text = family.render(thinking=None, content="Let me look that up.", calls=((name, {"city": "Paris"}),))
