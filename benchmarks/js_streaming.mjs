@@ -131,7 +131,8 @@ for (const [family, { schema, text }] of Object.entries(input.long)) {
   const rows = [0, 1, 2, 3].map(() => costs({ schema, texts: { text } }, [4]).text.us_per_char_4).slice(1);
   familiesCost[family] = rows.sort((a, b) => a - b)[1];
 }
-// every family's outputs of 4 KB of each kind of content: the median of three streams after a first one
+// every family's outputs of each kind (4 KB of each kind of content, its 1 KB output, ten short calls): the median
+// of three streams after a first one
 const contentsCost = {};
 for (const [family, { schema, texts }] of Object.entries(input.contents)) {
   contentsCost[family] = {};

@@ -169,15 +169,34 @@ def content_output(family: Any, kind: str, size: int = 4_000) -> str:
     return family.render(content=body, calls=(("get_weather", {"city": "Paris"}),))
 
 
+def calls_output(family: Any, count: int = 10) -> str:
+    """An output of a family that is a sentence, then ``count`` short calls (an agent's turn)."""
+    calls = tuple(("get_weather", {"city": f"Paris {index}", "days": [1, 2]}) for index in range(count))
+    return family.render(content="Checking the weather.", calls=calls)
+
+
+# the kinds of output the per-family table measures: 4 KB of each kind of content, and outputs where the
+# structure is most of the text, whose every marker makes the analysis run
+KINDS = (*CONTENTS, "1 KB output", "ten short calls")
+
+
+def kind_output(family: Any, kind: str) -> str:
+    if kind == "1 KB output":
+        return family_output(family, 1_000)
+    if kind == "ten short calls":
+        return calls_output(family)
+    return content_output(family, kind)
+
+
 def bench_contents(chunk: int = 4) -> dict[str, dict[str, float]]:
-    """Microseconds per character of each family's outputs of 4 KB of each kind of content (``content_output``)
-    streamed ``chunk`` characters at a time, the median of three streams (after one that fills the memos)."""
+    """Microseconds per character of each family's outputs of each kind (``KINDS``) streamed ``chunk`` characters
+    at a time, the median of three streams (after one that fills the memos)."""
     rows: dict[str, dict[str, float]] = {}
     for family in FAMILIES:
         parser = rs.compile(rs.schemas.load(family.name))
         rows[family.name] = {}
-        for kind in CONTENTS:
-            text = content_output(family, kind)
+        for kind in KINDS:
+            text = kind_output(family, kind)
             streamed(parser, text, chunk)
             rows[family.name][kind] = statistics.median(streamed(parser, text, chunk) for _ in range(3))
     return rows
@@ -255,7 +274,7 @@ def bench_js(sizes: list[int]) -> dict[str, Any]:
     contents = {
         family.name: {
             "schema": rs.schemas.load(family.name),
-            "texts": {kind: content_output(family, kind) for kind in CONTENTS},
+            "texts": {kind: kind_output(family, kind) for kind in KINDS},
         }
         for family in FAMILIES
     }
@@ -310,12 +329,12 @@ def main() -> None:
             + (f" {js['families_cost'][name]:.1f} ({js['families_cost'][name] / us:.2f}x) |" if js else "")
         )
     contents = bench_contents()
-    print("\nEvery family, 4 KB of content of each kind (`CONTENTS`) and one call, 4-character chunks, µs per char")
-    print("(reference" + (" · JavaScript" if js else "") + ")\n")
-    print("| family | " + " | ".join(CONTENTS) + " |")
-    print("|---|" + "---:|" * len(CONTENTS))
+    print("\nEvery family, 4 KB of content of each kind (`CONTENTS`) and one call, its 1 KB output, and ten short")
+    print("calls; 4-character chunks, µs per character (reference" + (" · JavaScript" if js else "") + ")\n")
+    print("| family | " + " | ".join(KINDS) + " |")
+    print("|---|" + "---:|" * len(KINDS))
     for name, row in contents.items():
-        cells = [f"{row[kind]:.1f}" + (f" · {js['contents_cost'][name][kind]:.1f}" if js else "") for kind in CONTENTS]
+        cells = [f"{row[kind]:.1f}" + (f" · {js['contents_cost'][name][kind]:.1f}" if js else "") for kind in KINDS]
         print(f"| {name} | " + " | ".join(cells) + " |")
     if args.json:
         results = {
