@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 Delta = dict[str, Any]  # one operation of [STREAM-7]: {"op": "add" | "append" | "end" | "json", "path": ..., ...}
 
 
-RECENT = 3  # how many runs' steadies a stream keeps (``Stream._recall``)
+RECENT = 8  # how many runs' steadies a stream keeps (``Stream._recall``, ``Steady.may_hold``)
 
 
 class StreamFinished(RuntimeError):
@@ -102,6 +102,7 @@ class Stream:
         if not text:
             return []
         self._buffer.grow(text)
+        self._analysis.differs = None
         steady = self._steady.feed() if self._steady is not None else None
         if steady is None:
             steady = self._recall()
@@ -156,7 +157,11 @@ class Stream:
         """The deltas of this feed from the steady of an earlier run, when one holds and is steady over it
         (steady.py); it becomes the stream's steady. None when none is."""
         for steady in self._recent:
-            if steady is not self._steady and steady.holds(lambda path: _at(self._sent, path), self._ended):
+            if (
+                steady is not self._steady
+                and steady.may_hold(self._analysis.differs)
+                and steady.holds(lambda path: _at(self._sent, path), self._ended)
+            ):
                 deltas = steady.feed()
                 if deltas is not None:
                     self._steady = steady

@@ -187,6 +187,7 @@ class Analysis:
         self.root, self.walk = root, walk
         self.buffer = Buffer()  # the output, from the first run on
         self.blind = False  # the last run read no description's text to its end (``Buffer.read_end``)
+        self.differs: tuple[Any, ...] | None = None  # the check ``steady`` last found changed: key, state, shape
         self._seen = self._before = 0  # the output's length at the end of the last feed, and of the one before
         self._made: dict[tuple[Any, ...], None] = {}  # the keys of the states the last run made
         self._deciding = False  # the last run found a match certain that the next one decides (``_once_certain``)
@@ -293,12 +294,16 @@ class Analysis:
         """Whether each state the last run kept, advanced to what has arrived since as the next run would advance
         it, has the shape it had then (``keep_shapes``): then the next run would do what that one did. A state made at
         the end is not read (the next run would make a new one, of its shape). The states stay advanced (a run
-        advances a state only over what it has not read); after the first that differs, the rest are the run's."""
+        advances a state only over what it has not read); after the first that differs, the rest are the run's. That
+        one, with its shape now, is ``differs``: a steady that kept another shape for it will not hold either
+        (``Steady.may_hold``)."""
         self._feeding(self.buffer.length)
-        for reads, shaped, state, sized, shape, _, _ in checks:
+        for reads, shaped, state, sized, shape, key, _ in checks:
             if reads is not None:
                 reads()
-            if _shape(shaped, state, sized) != shape:
+            now = _shape(shaped, state, sized)
+            if now != shape:
+                self.differs = (key, state, now) if sized is None else None  # (a length another state may change)
                 return False
         return True
 

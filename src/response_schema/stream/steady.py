@@ -21,7 +21,9 @@ Shapes often take turns: a text whose pattern ends ``\\s*$`` holds back a space 
 ends one character before it), then ends with the output again. A stream keeps the steadies of its last few runs
 (``Stream._recall``): when the last one does not hold, an earlier one whose states are still the analysis's and
 have its shapes again sends the feed (``Steady.holds``), each text from where the stream's sending of it ends,
-instead of a run."""
+instead of a run. Marked-up content takes many such turns (a feed that ends at ``<``, at ``</``, at a space), so a
+stream keeps eight; one that keeps another shape for the state the last steady tried found changed is passed over
+without being tried (``Steady.may_hold``)."""
 
 from __future__ import annotations
 
@@ -40,11 +42,12 @@ class Steady:
     shapes (``Analysis.steady``): the texts that grow with their buffers (``_growing``), each with what the stream
     sent of it."""
 
-    __slots__ = ("_analysis", "_changing", "_checks", "_growing", "_texts")
+    __slots__ = ("_analysis", "_changing", "_checks", "_growing", "_shapes", "_texts")
 
     def __init__(self, analysis: Analysis, checks: list[tuple[Any, ...]], texts: dict[str, Any]) -> None:
         self._analysis, self._checks, self._texts = analysis, checks, texts
         self._changing = analysis.changing(checks)  # what ``feed`` reads (``holds`` reads them all)
+        self._shapes = {check[5]: check for check in self._changing}  # by key (``may_hold``)
         # (op, pointer, buffer, how far before the buffer's end it ends, where it starts, Growing sent or origins)
         self._growing: list[tuple[Any, ...]] = []
 
@@ -125,6 +128,16 @@ class Steady:
                 kept.add(piece)
             deltas.append({"op": op, "path": path, "text": piece})
         return deltas
+
+    def may_hold(self, differs: tuple[Any, ...] | None) -> bool:
+        """False when a check this steady reads is the one a steady tried in this feed found changed
+        (``Analysis.differs``: the same state, whose shape holds no text's length) and the shape this steady keeps for
+        it is not the one it has now: its ``feed`` would find it changed too. True otherwise."""
+        if differs is None:
+            return True
+        key, state, now = differs
+        check = self._shapes.get(key)
+        return check is None or check[2] is not state or check[3] is not None or check[4] == now
 
     def holds(self, sent_at: Callable[[str], Any], ended: set[str]) -> bool:
         """Whether this steady, from a run before the last, may send the next feeds (``Stream``, recalled): the
