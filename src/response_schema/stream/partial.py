@@ -281,8 +281,7 @@ def grow(sent: Any, known: Any, path: str, deltas: list[dict[str, Any]], settled
     if sent is None and path == "":
         return None if known is None else _added(known, path, deltas)
     if isinstance(sent, Growing) and isinstance(known, (str, OpenText)):
-        length = known.length if isinstance(known, OpenText) else len(known)
-        if length > sent.length:
+        if _length(known) > sent.length:
             piece = known.piece(sent.length) if isinstance(known, OpenText) else known[sent.length :]
             deltas.append({"op": "append", "path": path, "text": piece})
             sent.add(piece)

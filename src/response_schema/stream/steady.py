@@ -42,12 +42,12 @@ class Steady:
     shapes (``Analysis.steady``): the texts that grow with their buffers (``_growing``), each with what the stream
     sent of it."""
 
-    __slots__ = ("_analysis", "_changing", "_checks", "_growing", "_shapes", "_texts")
+    __slots__ = ("_analysis", "_by_key", "_changing", "_checks", "_growing", "_texts")
 
     def __init__(self, analysis: Analysis, checks: list[tuple[Any, ...]], texts: dict[str, Any]) -> None:
         self._analysis, self._checks, self._texts = analysis, checks, texts
         self._changing = analysis.changing(checks)  # what ``feed`` reads (``holds`` reads them all)
-        self._shapes = {check[5]: check for check in self._changing}  # by key (``may_hold``)
+        self._by_key = {check[5]: check for check in self._changing}  # (``may_hold``)
         # (op, pointer, buffer, how far before the buffer's end it ends, where it starts, Growing sent or origins)
         self._growing: list[tuple[Any, ...]] = []
 
@@ -136,7 +136,7 @@ class Steady:
         if differs is None:
             return True
         key, state, now = differs
-        check = self._shapes.get(key)
+        check = self._by_key.get(key)
         return check is None or check[2] is not state or check[3] is not None or check[4] == now
 
     def holds(self, sent_at: Callable[[str], Any], ended: set[str]) -> bool:
